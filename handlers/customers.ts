@@ -1,0 +1,84 @@
+import type { Route, SandboxContext } from '../src/context.ts'
+import { emailKey } from '../src/db.ts'
+import { SandboxError } from '../src/errors.ts'
+import { runOperation, type OperationSpec } from '../src/pipeline.ts'
+import { validateBody } from '../src/validation.ts'
+
+/**
+ * `POST /v1/customers`: creates a customer in the caller's account and echoes
+ * `name` and `email` exactly as sent, adding `id`.
+ */
+export const createCustomer: OperationSpec = {
+  operation: 'createCustomer',
+  scope: 'customers:write',
+  bodyTypes: 'json',
+  authorize(ctx, principal) {
+    if (principal.kind === 'token' && !ctx.options.v1AcceptsTokens) {
+      throw new SandboxError(
+        'invalid_credentials',
+        'POST /v1/customers takes API keys only in this sandbox (v1AcceptsTokens is off).',
+        {
+          headers: {
+            'www-authenticate': 'Bearer realm="sandbox", error="invalid_token"',
+          },
+        },
+      )
+    }
+  },
+  async execute(ctx, principal, raw, now) {
+    const body = validateBody(ctx.schemas.customerBody, raw)
+    const { db } = ctx
+    const reserved: string[] = []
+    try {
+      if (ctx.options.uniqueEmail && body.email !== undefined) {
+        const key = emailKey(principal.accountId, body.email)
+        if (!db.reserve(key)) {
+          throw new SandboxError(
+            'email_taken',
+            `A customer of this account already has the email "${body.email}" (uniqueEmail is on).`,
+          )
+        }
+        reserved.push(key)
+      }
+      let id: string
+      do id = ctx.nextId('customer')
+      while (!db.reserve(id))
+      reserved.push(id)
+
+      await db.insertCustomer({
+        id,
+        account_id: principal.accountId,
+        ...(body.name !== undefined && { name: body.name }),
+        ...(body.email !== undefined && { email: body.email }),
+        created_at: now.toISOString(),
+      })
+      return {
+        status: 201,
+        body: {
+          id,
+          ...(body.name !== undefined && { name: body.name }),
+          ...(body.email !== undefined && { email: body.email }),
+        },
+      }
+    } finally {
+      for (const key of reserved) db.release(key)
+    }
+  },
+}
+
+/**
+ * The route of `POST /v1/customers`.
+ *
+ * @example
+ * customerRoutes(ctx) // [{ method: 'POST', path: '/v1/customers', resolve }]
+ */
+export function customerRoutes(ctx: SandboxContext): Route[] {
+  return [
+    {
+      method: 'POST',
+      path: '/v1/customers',
+      resolve: (request, url) =>
+        runOperation(ctx, createCustomer, request, url),
+    },
+  ]
+}

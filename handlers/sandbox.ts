@@ -1,0 +1,143 @@
+import type { Route, SandboxContext } from '../src/context.ts'
+import { validationError } from '../src/errors.ts'
+import { json } from '../src/pipeline.ts'
+import type { Sandbox } from '../src/sandbox.ts'
+import {
+  ApiKeyBodySchema,
+  ClockBodySchema,
+  ResetBodySchema,
+  ScenarioBodySchema,
+} from '../src/schemas.ts'
+import type { Scenario } from '../src/scenarios.ts'
+import { runSurface, type SurfaceCall } from '../src/surface.ts'
+
+type SurfaceResolver = (call: SurfaceCall) => Response | Promise<Response>
+
+const scenarioView = (s: Scenario) => ({
+  id: s.id,
+  operation: s.operation,
+  status: s.status ?? null,
+  delay_ms: s.delayMs ?? null,
+  network_error: s.networkError ?? false,
+  remaining: s.remaining,
+})
+
+/**
+ * The sandbox's own HTTP surface under `/__sandbox/`: inspection, reset,
+ * keys, the journal, the clock, scenarios and the assumption ledger. Each
+ * route calls the same JavaScript API a test would.
+ *
+ * @example
+ * sandboxRoutes(ctx, sandbox).map((route) => `${route.method} ${route.path}`)
+ */
+export function sandboxRoutes(ctx: SandboxContext, sandbox: Sandbox): Route[] {
+  const route = (
+    method: Route['method'],
+    path: string,
+    resolve: SurfaceResolver,
+  ): Route => ({
+    method,
+    path: `/__sandbox/${path}`,
+    resolve: (request, url) => runSurface(ctx, request, url, resolve),
+  })
+  const clockNow = (): Response =>
+    json(200, {
+      now: sandbox.clock.now().toISOString(),
+      frozen: sandbox.clock.frozen,
+    })
+
+  return [
+    route('GET', 'health', () => json(200, { status: 'ok' })),
+    route('GET', 'state', () => json(200, sandbox.state())),
+    route('POST', 'reset', async (call) => {
+      const { seed } = await call.body(ResetBodySchema)
+      await sandbox.reset(seed)
+      return json(200, {
+        status: 'reset',
+        seed: sandbox.options.seed,
+        now: sandbox.clock.now().toISOString(),
+      })
+    }),
+    route('POST', 'api-keys', async (call) => {
+      const body = await call.body(ApiKeyBodySchema)
+      const created = await sandbox.createApiKey(
+        body.account_name === undefined
+          ? {}
+          : { accountName: body.account_name },
+      )
+      return json(201, {
+        api_key: created.apiKey,
+        account_id: created.accountId,
+      })
+    }),
+    route('GET', 'requests', (call) => {
+      const raw = call.url.searchParams.get('limit')
+      if (raw !== null && !/^\d{1,7}$/.test(raw)) {
+        throw validationError([
+          {
+            field: 'limit',
+            code: 'invalid_type',
+            message: 'limit must be a whole number of at least 0',
+          },
+        ])
+      }
+      return json(200, {
+        requests: sandbox.journal.list(
+          raw === null ? {} : { limit: Number(raw) },
+        ),
+      })
+    }),
+    route('DELETE', 'requests', () => {
+      sandbox.journal.clear()
+      return new Response(null, { status: 204 })
+    }),
+    route('GET', 'clock', clockNow),
+    route('POST', 'clock', async (call) => {
+      const body = await call.body(ClockBodySchema)
+      try {
+        if ('advance_seconds' in body)
+          sandbox.clock.advance(body.advance_seconds * 1000)
+        else sandbox.clock.set(body.now)
+      } catch (error) {
+        throw validationError([
+          {
+            field: 'advance_seconds' in body ? 'advance_seconds' : 'now',
+            code: 'out_of_range',
+            message: (error as Error).message,
+          },
+        ])
+      }
+      return clockNow()
+    }),
+    route('GET', 'scenarios', () =>
+      json(200, { scenarios: sandbox.scenarios.list().map(scenarioView) }),
+    ),
+    route('POST', 'scenarios', async (call) => {
+      const body = await call.body(ScenarioBodySchema)
+      try {
+        const scenario = sandbox.scenarios.next(body.operation, {
+          ...(body.status !== undefined && { status: body.status }),
+          ...(body.delay_ms !== undefined && { delayMs: body.delay_ms }),
+          ...(body.network_error && { networkError: true }),
+          ...(body.times !== undefined && { times: body.times }),
+        })
+        return json(201, scenarioView(scenario))
+      } catch (error) {
+        throw validationError([
+          {
+            field: 'status',
+            code: 'invalid',
+            message: (error as Error).message,
+          },
+        ])
+      }
+    }),
+    route('DELETE', 'scenarios', () => {
+      sandbox.scenarios.clear()
+      return new Response(null, { status: 204 })
+    }),
+    route('GET', 'assumptions', () =>
+      json(200, { assumptions: sandbox.assumptions() }),
+    ),
+  ]
+}

@@ -1,0 +1,114 @@
+import { hasScope, requireScope } from '../src/auth.ts'
+import type { Route, SandboxContext } from '../src/context.ts'
+import { SandboxError, validationError } from '../src/errors.ts'
+import { runOperation, type OperationSpec } from '../src/pipeline.ts'
+import { validateBody } from '../src/validation.ts'
+
+/**
+ * `POST /v2/tokens`: mints a scoped, expiring token for the caller's account.
+ * An API key may mint any scope; a token with `tokens:write` only a subset of
+ * its own scopes, ending no later than itself.
+ */
+export const createToken: OperationSpec = {
+  operation: 'createToken',
+  scope: 'tokens:write',
+  bodyTypes: 'json-or-text',
+  authorize(ctx, principal) {
+    if (principal.kind === 'token' && ctx.options.tokenIssuers === 'api-keys') {
+      throw new SandboxError(
+        'insufficient_scope',
+        'Only API keys may mint tokens in this sandbox (tokenIssuers is "api-keys").',
+        {
+          headers: {
+            'www-authenticate':
+              'Bearer realm="sandbox", error="insufficient_scope", scope="tokens:write"',
+          },
+        },
+      )
+    }
+  },
+  async execute(ctx, principal, raw, now) {
+    const { min, max } = ctx.options.expiresIn
+    const bounds = `expires_in must be a whole number of seconds from ${min} to ${max}`
+    const body = validateBody(ctx.schemas.tokenBody, raw, {
+      expires_in: () => bounds,
+    })
+
+    for (const scope of body.scopes) {
+      if (!hasScope(principal, scope)) {
+        requireScope(
+          principal,
+          scope,
+          `A token can mint only scopes it carries itself; it lacks "${scope}".`,
+        )
+      }
+    }
+
+    let expiresIn = body.expires_in ?? ctx.options.expiresIn.default
+    if (principal.expiresAt !== undefined) {
+      const left = Math.floor((principal.expiresAt - now.getTime()) / 1000)
+      if (body.expires_in === undefined) expiresIn = Math.min(expiresIn, left)
+      if (expiresIn > left || expiresIn < min) {
+        throw validationError([
+          {
+            field: 'expires_in',
+            pointer: '/expires_in',
+            code: 'out_of_range',
+            message: `expires_in must end no later than the token that mints it, which has ${left} s left (and be at least ${min})`,
+          },
+        ])
+      }
+    }
+
+    const { db } = ctx
+    let id: string
+    do id = ctx.nextId('token')
+    while (!db.reserve(id))
+    try {
+      const expiresAt = new Date(now.getTime() + expiresIn * 1000).toISOString()
+      const createdAt = now.toISOString()
+      const record = await db.insertToken({
+        id,
+        account_id: principal.accountId,
+        secret: ctx.nextId('tokenSecret'),
+        scopes: body.scopes,
+        expires_in: expiresIn,
+        expires_at: expiresAt,
+        created_at: createdAt,
+        issued_by: principal.id,
+      })
+      return {
+        status: 201,
+        // RFC 6749 §5.1: a response that carries a secret is never cached.
+        headers: { 'cache-control': 'no-store' },
+        body: {
+          id,
+          token: record.secret,
+          token_type: 'Bearer',
+          scopes: body.scopes,
+          expires_in: expiresIn,
+          expires_at: expiresAt,
+          created_at: createdAt,
+        },
+      }
+    } finally {
+      db.release(id)
+    }
+  },
+}
+
+/**
+ * The route of `POST /v2/tokens`.
+ *
+ * @example
+ * tokenRoutes(ctx) // [{ method: 'POST', path: '/v2/tokens', resolve }]
+ */
+export function tokenRoutes(ctx: SandboxContext): Route[] {
+  return [
+    {
+      method: 'POST',
+      path: '/v2/tokens',
+      resolve: (request, url) => runOperation(ctx, createToken, request, url),
+    },
+  ]
+}

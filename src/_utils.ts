@@ -1,0 +1,28 @@
+// @note Captured when the module loads, so that fake timers installed by a
+// test later do not stall the sandbox's own delays.
+const realSetTimeout = globalThis.setTimeout
+
+/** Waits `ms` milliseconds of real time, whatever fake timers are installed. */
+export function sleep(ms: number): Promise<void> {
+  return ms <= 0
+    ? Promise.resolve()
+    : new Promise((resolve) => realSetTimeout(resolve, ms))
+}
+
+/** A 53-bit string hash (cyrb53) as a string: a request body's fingerprint. */
+export function hashString(text: string): string {
+  let h1 = 0xdeadbeef
+  let h2 = 0x41c6ce57
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    h1 = Math.imul(h1 ^ c, 2654435761)
+    h2 = Math.imul(h2 ^ c, 1597334677)
+  }
+  h1 =
+    Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^
+    Math.imul(h2 ^ (h2 >>> 13), 3266489909)
+  h2 =
+    Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^
+    Math.imul(h1 ^ (h1 >>> 13), 3266489909)
+  return `${text.length}:${(4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(36)}`
+}

@@ -1,0 +1,80 @@
+// The ECMAScript limit of a Date, in ms either side of the epoch.
+const MAX_TIME = 8.64e15
+
+/** How the clock behaves once it has been set or advanced. */
+export type ClockAfterSet = 'frozen' | 'running'
+
+/** The sandbox clock: drives `created_at`, expiry, idempotency and rate-limit windows. */
+export interface SandboxClock {
+  /** The sandbox's current time. */
+  now(): Date
+  /** Moves the clock to `time`. */
+  set(time: Date | string | number): Date
+  /** Moves the clock forward (or back, with a negative value) by `ms` milliseconds. */
+  advance(ms: number): Date
+  /** Whether the clock is frozen at a set time. */
+  readonly frozen: boolean
+  /** Back to following the host's time (and any fake timers). */
+  reset(): void
+}
+
+/**
+ * Creates a clock that follows `Date.now()` (and so Vitest or Jest fake
+ * timers, which replace it) until it is set or advanced.
+ *
+ * @example
+ * const clock = createClock('frozen')
+ * clock.set('2026-01-01T00:00:00Z')
+ * clock.advance(60_000) // 2026-01-01T00:01:00.000Z
+ */
+export function createClock(afterSet: ClockAfterSet = 'frozen'): SandboxClock {
+  // @note Read `Date.now` on every call, never a captured reference: fake
+  // timers replace the global after this module has loaded.
+  let frozenAt: number | undefined
+  let offset = 0
+
+  const current = (): number => frozenAt ?? Date.now() + offset
+
+  const moveTo = (time: number): Date => {
+    if (Math.abs(time) > MAX_TIME) {
+      throw new RangeError(
+        `Failed to move the sandbox clock: ${time} ms is outside the range of dates (±${MAX_TIME}).`,
+      )
+    }
+    if (afterSet === 'frozen') {
+      frozenAt = time
+    } else {
+      offset = time - Date.now()
+    }
+    return new Date(time)
+  }
+
+  return {
+    now: () => new Date(current()),
+    set(time) {
+      const ms =
+        time instanceof Date ? time.getTime() : new Date(time).getTime()
+      if (!Number.isFinite(ms)) {
+        throw new RangeError(
+          `Failed to set the sandbox clock: ${JSON.stringify(String(time))} is not a valid date. Pass a Date, an ISO-8601 string or epoch milliseconds.`,
+        )
+      }
+      return moveTo(ms)
+    },
+    advance(ms) {
+      if (!Number.isFinite(ms)) {
+        throw new RangeError(
+          `Failed to advance the sandbox clock: ${String(ms)} is not a finite number of milliseconds.`,
+        )
+      }
+      return moveTo(current() + ms)
+    },
+    get frozen() {
+      return frozenAt !== undefined
+    },
+    reset() {
+      frozenAt = undefined
+      offset = 0
+    },
+  }
+}

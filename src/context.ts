@@ -1,0 +1,48 @@
+import type { SandboxClock } from './clock.ts'
+import type { Database } from './db.ts'
+import type { IdempotencyStore } from './idempotency.ts'
+import type { IdGenerator, RandomSource } from './ids.ts'
+import type { Journal, JournalEntry, Operation } from './journal.ts'
+import type { ResolvedOptions } from './options.ts'
+import type { RateLimiter } from './rate-limit.ts'
+import type { ScenarioEffect, Scenarios } from './scenarios.ts'
+import type {
+  createCustomerBodySchema,
+  createTokenBodySchema,
+} from './schemas.ts'
+
+/**
+ * Everything a resolver reaches: one per sandbox, never shared. The parts a
+ * reset renews (`db`, `nextId`, the stores) are read through it on every call.
+ */
+export interface SandboxContext {
+  readonly options: ResolvedOptions
+  readonly clock: SandboxClock
+  readonly schemas: {
+    customerBody: ReturnType<typeof createCustomerBodySchema>
+    tokenBody: ReturnType<typeof createTokenBodySchema>
+  }
+  readonly scenarios: Scenarios & {
+    take(operation: Operation): ScenarioEffect | undefined
+  }
+  readonly journal: Journal & { record(entry: JournalEntry): void }
+  db: Database
+  nextId: IdGenerator
+  /** Draws latencies; seeded in deterministic mode. */
+  random: RandomSource
+  idempotency: IdempotencyStore
+  rateLimiter: RateLimiter | undefined
+  /** Settles when the current seeding is done; every resolver awaits it. */
+  ready: Promise<void>
+}
+
+/** A request resolver: a `Request` in, a `Response` out, no MSW involved. */
+export type Resolver = (request: Request, url: URL) => Promise<Response>
+
+/** One entry of the route table that the MSW handlers and the server share. */
+export interface Route {
+  method: 'GET' | 'POST' | 'DELETE'
+  /** The path after the base, e.g. `/v1/customers` or `/__sandbox/state`. */
+  path: string
+  resolve: Resolver
+}

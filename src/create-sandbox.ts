@@ -1,0 +1,288 @@
+import { customerRoutes } from '../handlers/customers.ts'
+import { sandboxRoutes } from '../handlers/sandbox.ts'
+import { tokenRoutes } from '../handlers/tokens.ts'
+import {
+  createFaker,
+  seedAccountName,
+  seedCustomers,
+} from '../fixtures/seed.ts'
+import { assumptionLedger } from './assumptions.ts'
+import { createClock } from './clock.ts'
+import type { SandboxContext } from './context.ts'
+import { createDatabase, type Database } from './db.ts'
+import { createIdempotencyStore } from './idempotency.ts'
+import {
+  createIdGenerator,
+  createCryptoRandom,
+  createSeededRandom,
+} from './ids.ts'
+import { createJournal } from './journal.ts'
+import { toMswHandlers } from './msw.ts'
+import { resolveOptions, type SandboxOptions } from './options.ts'
+import { createRateLimiter } from './rate-limit.ts'
+import { createRouter } from './router.ts'
+import type { AccountView, Sandbox, TokenView } from './sandbox.ts'
+import { createScenarios } from './scenarios.ts'
+import {
+  createCustomerBodySchema,
+  createTokenBodySchema,
+  type TokenRecord,
+} from './schemas.ts'
+import { maskSecret } from './secrets.ts'
+
+/**
+ * Creates a sandbox of the Customer and Token Service: its own data, clock,
+ * journal and scenarios, and the MSW handlers that answer for it.
+ *
+ * @example
+ * import { setupServer } from 'msw/node'
+ * import { createSandbox } from 'customer-token-sandbox'
+ *
+ * const sandbox = createSandbox({ seed: 1 })
+ * const server = setupServer(...sandbox.handlers)
+ * @see https://mswjs.io/docs/api/setup-server
+ */
+export function createSandbox(options?: SandboxOptions): Sandbox {
+  const resolved = resolveOptions(options)
+  let seed = resolved.seed
+  let seeding = true
+
+  const ctx: SandboxContext = {
+    options: resolved,
+    clock: createClock(resolved.clockAfterSet),
+    schemas: {
+      customerBody: createCustomerBodySchema(resolved),
+      tokenBody: createTokenBodySchema(resolved),
+    },
+    scenarios: createScenarios(),
+    journal: createJournal(resolved.journalLimit),
+    db: createDatabase({ indexEmails: resolved.uniqueEmail }),
+    nextId: createIdGenerator({ seed, deterministic: resolved.deterministic }),
+    random: createCryptoRandom(),
+    idempotency: createIdempotencyStore({ ttlMs: 0, maxEntries: 1 }),
+    rateLimiter: undefined,
+    ready: Promise.resolve(),
+  }
+  let faker = createFaker(seed)
+
+  const renew = (): void => {
+    const { deterministic, idempotency, rateLimit } = resolved
+    ctx.db = createDatabase({ indexEmails: resolved.uniqueEmail })
+    ctx.nextId = createIdGenerator({ seed, deterministic })
+    ctx.random = deterministic
+      ? createSeededRandom(seed, 'latency')
+      : createCryptoRandom()
+    ctx.idempotency = createIdempotencyStore({
+      ttlMs: idempotency.ttlSeconds * 1000,
+      maxEntries: idempotency.maxEntries,
+    })
+    ctx.rateLimiter = rateLimit ? createRateLimiter(rateLimit) : undefined
+    ctx.journal.clear()
+    ctx.scenarios.clear()
+    ctx.clock.reset()
+    faker = createFaker(seed ^ 0x5bd1e995)
+    seeding = true
+    const db = ctx.db
+    ctx.ready = seedDatabase(
+      db,
+      seed,
+      resolved.fixtures.accounts,
+      resolved.customersPerAccount,
+      ctx.clock.now(),
+    ).then(() => {
+      if (ctx.db === db) seeding = false
+    })
+  }
+
+  const readable = (): Database => {
+    if (seeding) {
+      throw new Error(
+        'Failed to read the sandbox: it is still seeding. Await sandbox.ready (or the promise that reset() returns) first.',
+      )
+    }
+    return ctx.db
+  }
+
+  const tokenView = (record: TokenRecord): TokenView => ({
+    id: record.id,
+    account_id: record.account_id,
+    token: maskSecret(record.secret),
+    scopes: [...record.scopes],
+    expires_in: record.expires_in,
+    expires_at: record.expires_at,
+    created_at: record.created_at,
+    issued_by: record.issued_by,
+    expired: ctx.clock.now().getTime() >= Date.parse(record.expires_at),
+  })
+
+  const accountView = (db: Database, id: string): AccountView | undefined => {
+    const account = db.accountById(id)
+    if (!account) return undefined
+    return {
+      id: account.id,
+      name: account.name,
+      created_at: account.created_at,
+      api_keys: db.apiKeys
+        .all()
+        .filter((key) => key.account_id === id)
+        .map((key) => ({
+          id: key.id,
+          key: maskSecret(key.secret),
+          revoked: key.revoked,
+          created_at: key.created_at,
+        })),
+      customer_count: db.customersOf(id).length,
+      token_count: db.tokensOf(id).length,
+    }
+  }
+
+  const sandbox: Sandbox = {
+    handlers: [],
+    handle: (request) => router.handle(request),
+    get ready() {
+      return ctx.ready
+    },
+    options: resolved,
+    reset(nextSeed) {
+      if (nextSeed !== undefined) {
+        if (
+          !Number.isInteger(nextSeed) ||
+          nextSeed < 0 ||
+          nextSeed > 0xffffffff
+        ) {
+          throw new RangeError(
+            `Failed to reset the sandbox: the seed must be a whole number from 0 to 4294967295 (got ${String(nextSeed)}).`,
+          )
+        }
+        seed = nextSeed
+      }
+      renew()
+      return ctx.ready
+    },
+    clock: ctx.clock,
+    journal: ctx.journal,
+    scenarios: ctx.scenarios,
+    async createApiKey({ accountName } = {}) {
+      await ctx.ready
+      const { db, nextId } = ctx
+      const now = ctx.clock.now().toISOString()
+      const account = await db.insertAccount({
+        id: nextId('account'),
+        name: accountName ?? seedAccountName(faker),
+        created_at: now,
+      })
+      const key = await db.insertApiKey({
+        id: nextId('apiKeyId'),
+        account_id: account.id,
+        secret: nextId('apiKey'),
+        revoked: false,
+        created_at: now,
+      })
+      return { apiKey: key.secret, accountId: account.id }
+    },
+    accounts: {
+      list: () => {
+        const db = readable()
+        return db.accounts.all().map((account) => accountView(db, account.id)!)
+      },
+      get: (id) => accountView(readable(), id),
+    },
+    customers: {
+      list: ({ accountId } = {}) => {
+        const db = readable()
+        const records =
+          accountId === undefined
+            ? db.customers.all()
+            : db.customersOf(accountId)
+        return records.map((record) => ({ ...record }))
+      },
+      get: (id) => {
+        const record = readable().customerById(id)
+        return record && { ...record }
+      },
+      count: ({ accountId } = {}) => {
+        const db = readable()
+        return accountId === undefined
+          ? db.customers.count()
+          : db.customersOf(accountId).length
+      },
+    },
+    tokens: {
+      list: ({ accountId } = {}) => {
+        const db = readable()
+        const records =
+          accountId === undefined ? db.tokens.all() : db.tokensOf(accountId)
+        return records.map(tokenView)
+      },
+      get: (id) => {
+        const record = readable().tokenById(id)
+        return record && tokenView(record)
+      },
+    },
+    state: () => ({
+      now: ctx.clock.now().toISOString(),
+      seed,
+      accounts: sandbox.accounts.list(),
+      customers: sandbox.customers.list(),
+      tokens: sandbox.tokens.list(),
+    }),
+    assumptions: () => assumptionLedger(resolved),
+  }
+
+  const router = createRouter(ctx, {
+    api: [...customerRoutes(ctx), ...tokenRoutes(ctx)],
+    surface: sandboxRoutes(ctx, sandbox),
+  })
+  ;(sandbox as { handlers: Sandbox['handlers'] }).handlers =
+    toMswHandlers(router)
+  renew()
+  return sandbox
+}
+
+async function seedDatabase(
+  db: Database,
+  seed: number,
+  accounts: SandboxContext['options']['fixtures']['accounts'],
+  customersPerAccount: number,
+  now: Date,
+): Promise<void> {
+  // @note Seeded data draws its ids from streams of its own, so the same seed
+  // gives the same data in random mode too, and never collides with the ids
+  // that requests draw later.
+  const nextId = createIdGenerator({ seed, deterministic: true, salt: 'seed:' })
+  const faker = createFaker(seed)
+  const createdAt = now.toISOString()
+  const pending: Promise<unknown>[] = []
+  for (const account of accounts) {
+    pending.push(
+      db.insertAccount({
+        id: account.id,
+        name: account.name,
+        created_at: createdAt,
+      }),
+    )
+    for (const key of account.apiKeys) {
+      pending.push(
+        db.insertApiKey({
+          id: nextId('apiKeyId'),
+          account_id: account.id,
+          secret: key.key,
+          revoked: key.revoked ?? false,
+          created_at: createdAt,
+        }),
+      )
+    }
+    for (const customer of seedCustomers(faker, customersPerAccount)) {
+      pending.push(
+        db.insertCustomer({
+          id: nextId('customer'),
+          account_id: account.id,
+          name: customer.name,
+          email: customer.email,
+          created_at: createdAt,
+        }),
+      )
+    }
+  }
+  await Promise.all(pending)
+}

@@ -1,0 +1,142 @@
+import { Collection } from '@msw/data'
+import {
+  AccountRecordSchema,
+  ApiKeyRecordSchema,
+  CustomerRecordSchema,
+  TokenRecordSchema,
+  type AccountRecord,
+  type ApiKeyRecord,
+  type CustomerRecord,
+  type TokenRecord,
+} from './schemas.ts'
+import { secretHash } from './secrets.ts'
+
+/** A credential the sandbox knows: an API key or a token. */
+export type Credential =
+  | { kind: 'api-key'; record: ApiKeyRecord }
+  | { kind: 'token'; record: TokenRecord }
+
+/**
+ * The data model: one @msw/data Collection per record type, plus the indexes
+ * that keep the request path free of linear scans (`findFirst` walks every
+ * record).
+ */
+export interface Database {
+  accounts: Collection<typeof AccountRecordSchema>
+  apiKeys: Collection<typeof ApiKeyRecordSchema>
+  customers: Collection<typeof CustomerRecordSchema>
+  tokens: Collection<typeof TokenRecordSchema>
+  /** Finds the credentials whose secret hashes like `secret`; compare each in constant time. */
+  credentialsByHash(secret: string): readonly Credential[] | undefined
+  accountById(id: string): AccountRecord | undefined
+  customersOf(accountId: string): readonly CustomerRecord[]
+  tokensOf(accountId: string): readonly TokenRecord[]
+  customerById(id: string): CustomerRecord | undefined
+  tokenById(id: string): TokenRecord | undefined
+  hasId(id: string): boolean
+  /** Holds an id or a normalised email so that concurrent creates cannot take it twice. */
+  reserve(key: string): boolean
+  release(key: string): void
+  insertAccount(record: AccountRecord): Promise<AccountRecord>
+  insertApiKey(record: ApiKeyRecord): Promise<ApiKeyRecord>
+  insertCustomer(record: CustomerRecord): Promise<CustomerRecord>
+  insertToken(record: TokenRecord): Promise<TokenRecord>
+  /** Whether `email` (case-insensitively) belongs to a customer of the account, or is being created. */
+  emailTaken(accountId: string, email: string): boolean
+}
+
+/** The key under which an email is reserved within one account. */
+export const emailKey = (accountId: string, email: string): string =>
+  `email:${accountId}:${email.toLowerCase()}`
+
+/**
+ * Creates an empty data model. A reset makes a new one rather than clearing
+ * the collections, whose `clear()` costs O(n²) at scale.
+ *
+ * @example
+ * const db = createDatabase({ indexEmails: true })
+ * await db.insertCustomer({ id: 'cus_…', account_id: 'acct_…', name: 'Ada', email: 'ada@example.com', created_at: new Date().toISOString() })
+ */
+export function createDatabase(
+  options: { indexEmails: boolean } = { indexEmails: false },
+): Database {
+  const accounts = new Collection({ schema: AccountRecordSchema })
+  const apiKeys = new Collection({ schema: ApiKeyRecordSchema })
+  const customers = new Collection({ schema: CustomerRecordSchema })
+  const tokens = new Collection({ schema: TokenRecordSchema })
+
+  const byHash = new Map<number, Credential[]>()
+  const accountIndex = new Map<string, AccountRecord>()
+  const customersByAccount = new Map<string, CustomerRecord[]>()
+  const tokensByAccount = new Map<string, TokenRecord[]>()
+  const customerIndex = new Map<string, CustomerRecord>()
+  const tokenIndex = new Map<string, TokenRecord>()
+  const push = <T>(map: Map<string, T[]>, key: string, value: T): void => {
+    const list = map.get(key)
+    if (list) list.push(value)
+    else map.set(key, [value])
+  }
+  const reserved = new Set<string>()
+  // Ids of the small collections and, with `indexEmails`, normalised emails.
+  const ids = new Set<string>()
+  const taken = (key: string): boolean =>
+    ids.has(key) || customerIndex.has(key) || tokenIndex.has(key)
+
+  const indexCredential = (credential: Credential): void => {
+    const hash = secretHash(credential.record.secret)
+    const bucket = byHash.get(hash)
+    if (bucket) bucket.push(credential)
+    else byHash.set(hash, [credential])
+  }
+
+  return {
+    accounts,
+    apiKeys,
+    customers,
+    tokens,
+    credentialsByHash: (secret) => byHash.get(secretHash(secret)),
+    accountById: (id) => accountIndex.get(id),
+    customersOf: (accountId) => customersByAccount.get(accountId) ?? [],
+    tokensOf: (accountId) => tokensByAccount.get(accountId) ?? [],
+    customerById: (id) => customerIndex.get(id),
+    tokenById: (id) => tokenIndex.get(id),
+    hasId: (id) => taken(id) || reserved.has(id),
+    reserve(key) {
+      if (reserved.has(key) || taken(key)) return false
+      reserved.add(key)
+      return true
+    },
+    release: (key) => void reserved.delete(key),
+    emailTaken: (accountId, email) =>
+      taken(emailKey(accountId, email)) ||
+      reserved.has(emailKey(accountId, email)),
+    async insertAccount(record) {
+      const created = await accounts.create(record)
+      accountIndex.set(created.id, created)
+      ids.add(created.id)
+      return created
+    },
+    async insertApiKey(record) {
+      const created = await apiKeys.create(record)
+      indexCredential({ kind: 'api-key', record: created })
+      ids.add(created.id)
+      return created
+    },
+    async insertCustomer(record) {
+      const created = await customers.create(record)
+      push(customersByAccount, created.account_id, created)
+      customerIndex.set(created.id, created)
+      if (options.indexEmails && created.email !== undefined) {
+        ids.add(emailKey(created.account_id, created.email))
+      }
+      return created
+    },
+    async insertToken(record) {
+      const created = await tokens.create(record)
+      indexCredential({ kind: 'token', record: created })
+      push(tokensByAccount, created.account_id, created)
+      tokenIndex.set(created.id, created)
+      return created
+    },
+  }
+}

@@ -1,0 +1,225 @@
+/**
+ * The one error registry: every code the sandbox can answer with, its status,
+ * its title, when it happens and how a consumer triggers it.
+ * `docs/errors.md`, the README table and the OpenAPI document derive from it.
+ */
+export const ERROR_REGISTRY = {
+  not_found: {
+    status: 404,
+    title: 'Not found',
+    when: 'A path under a version prefix (`/v<digits>/`) that the interface does not define, such as `/v2/customers`, or an unknown `/__sandbox/` path.',
+    trigger: 'GET /v1/customers/cus_123',
+  },
+  method_not_allowed: {
+    status: 405,
+    title: 'Method not allowed',
+    when: 'A known path called with another method; the `Allow` header lists the methods it takes.',
+    trigger: 'GET /v1/customers',
+  },
+  missing_credentials: {
+    status: 401,
+    title: 'Missing credentials',
+    when: 'No `Authorization` header, or a scheme other than Bearer.',
+    trigger: 'Omit the Authorization header.',
+  },
+  invalid_credentials: {
+    status: 401,
+    title: 'Invalid credentials',
+    when: 'A Bearer credential that is unknown, malformed or revoked.',
+    trigger: 'Authorization: Bearer sk_test_RevokedKeyForTheSandbox1',
+  },
+  token_expired: {
+    status: 401,
+    title: 'Token expired',
+    when: 'A token whose `expires_at` has been reached on the sandbox clock.',
+    trigger:
+      'Mint a token with expires_in 60, then POST /__sandbox/clock {"advance_seconds": 60}.',
+  },
+  insufficient_scope: {
+    status: 403,
+    title: 'Insufficient scope',
+    when: 'A token that lacks the scope the operation needs, or asks to mint a scope it does not hold.',
+    trigger:
+      'Call POST /v1/customers with a token minted for ["customers:read"].',
+  },
+  unsupported_media_type: {
+    status: 415,
+    title: 'Unsupported media type',
+    when: 'POST /v1/customers without `Content-Type: application/json`, or POST /v2/tokens with a type other than JSON or text/plain.',
+    trigger: 'Content-Type: application/x-www-form-urlencoded',
+  },
+  payload_too_large: {
+    status: 413,
+    title: 'Payload too large',
+    when: 'A request body over `maxBodyBytes` (1 MiB by default).',
+    trigger: 'Send a body of 1 MiB and one byte.',
+  },
+  invalid_json: {
+    status: 400,
+    title: 'Invalid JSON',
+    when: 'A body that is not UTF-8 JSON, or JSON that is not an object.',
+    trigger: "Send the body '{' or '[]'.",
+  },
+  validation_failed: {
+    status: 422,
+    title: 'Validation failed',
+    when: 'A field is missing, of the wrong type, out of bounds, unknown, or an `Idempotency-Key` is malformed; `errors[]` names each field.',
+    trigger: 'POST /v1/customers {"name": "Ada"}',
+  },
+  email_taken: {
+    status: 409,
+    title: 'Email taken',
+    when: 'With `uniqueEmail` on, an email that another customer of the same account already has (compared case-insensitively).',
+    trigger:
+      'createSandbox({ uniqueEmail: true }), then create two customers with one email.',
+  },
+  idempotency_key_reused: {
+    status: 422,
+    title: 'Idempotency key reused',
+    when: 'An `Idempotency-Key` sent again within its window with a different body.',
+    trigger: 'Send two POSTs with one Idempotency-Key and different bodies.',
+  },
+  idempotency_in_progress: {
+    status: 409,
+    title: 'Idempotency key in progress',
+    when: 'An `Idempotency-Key` sent again while the first request with it is still being answered.',
+    trigger:
+      'Send two POSTs with one Idempotency-Key at once, the first delayed by X-Sandbox-Scenario: delay_ms=500.',
+  },
+  rate_limited: {
+    status: 429,
+    title: 'Too many requests',
+    when: 'With `rateLimit` on, more requests from one credential than the window allows; `Retry-After` says when to try again.',
+    trigger:
+      'createSandbox({ rateLimit: { limit: 1, windowSeconds: 60 } }), then call twice.',
+  },
+  simulated_failure: {
+    status: 503,
+    title: 'Simulated failure',
+    when: 'Only when a scenario asks for it: a queued scenario or the `X-Sandbox-Scenario` header (500, 503 or any other status asked for).',
+    trigger: 'X-Sandbox-Scenario: status=503',
+  },
+  internal_error: {
+    status: 500,
+    title: 'Internal error',
+    when: 'Never by design: a bug in the sandbox. The fuzz tests look for it; report it with the request id.',
+    trigger: 'None.',
+  },
+} as const satisfies Record<
+  string,
+  { status: number; title: string; when: string; trigger: string }
+>
+
+/** A code of the error registry. */
+export type ErrorCode = keyof typeof ERROR_REGISTRY
+
+/** One problem with one field of a request. */
+export interface FieldError {
+  /** The top-level field (or header) at fault. */
+  field: string
+  /** RFC 6901 pointer into the request body, for nested problems. */
+  pointer?: string
+  code: string
+  message: string
+}
+
+/** An RFC 9457 problem details object as the sandbox renders it. */
+export interface Problem {
+  type: string
+  title: string
+  status: number
+  detail: string
+  code: ErrorCode
+  request_id: string
+  errors?: FieldError[]
+}
+
+/**
+ * Renders a problem as a Response. Swap it through the `errorFormat` option to
+ * imitate your real API's error shape.
+ *
+ * @example
+ * createSandbox({
+ *   errorFormat: (problem) =>
+ *     Response.json({ error: { code: problem.code, message: problem.detail } }, { status: problem.status }),
+ * })
+ */
+export type ErrorFormatter = (problem: Problem) => Response
+
+/** The base of the `type` URI of every problem. */
+export const PROBLEM_TYPE_BASE = 'https://customer-token-sandbox.dev/problems/'
+
+/**
+ * The default error format: RFC 9457 problem JSON.
+ *
+ * @example
+ * const response = problemJson(problem) // Content-Type: application/problem+json
+ */
+export const problemJson: ErrorFormatter = (problem) =>
+  new Response(JSON.stringify(problem), {
+    status: problem.status,
+    headers: { 'content-type': 'application/problem+json' },
+  })
+
+/**
+ * An error that becomes an HTTP answer: the pipeline catches it once and
+ * renders it through the configured error format.
+ *
+ * @example
+ * throw new SandboxError('invalid_json', 'The request body is not valid JSON.')
+ */
+export class SandboxError extends Error {
+  readonly code: ErrorCode
+  readonly status: number
+  readonly errors: FieldError[] | undefined
+  readonly headers: Record<string, string>
+
+  constructor(
+    code: ErrorCode,
+    detail: string,
+    init: {
+      errors?: FieldError[]
+      headers?: Record<string, string>
+      status?: number
+    } = {},
+  ) {
+    super(detail)
+    this.name = 'SandboxError'
+    this.code = code
+    this.status = init.status ?? ERROR_REGISTRY[code].status
+    this.errors = init.errors
+    this.headers = init.headers ?? {}
+  }
+
+  /** The problem details of this error for one request. */
+  toProblem(requestId: string): Problem {
+    const problem: Problem = {
+      type: PROBLEM_TYPE_BASE + this.code,
+      title: ERROR_REGISTRY[this.code].title,
+      status: this.status,
+      detail: this.message,
+      code: this.code,
+      request_id: requestId,
+    }
+    if (this.errors) problem.errors = this.errors
+    return problem
+  }
+
+  /** Renders this error for one request, adding its own headers. */
+  toResponse(requestId: string, format: ErrorFormatter): Response {
+    const response = format(this.toProblem(requestId))
+    for (const [name, value] of Object.entries(this.headers)) {
+      response.headers.set(name, value)
+    }
+    return response
+  }
+}
+
+/** A 422 `validation_failed` whose detail is built from its field errors. */
+export function validationError(errors: FieldError[]): SandboxError {
+  const detail =
+    errors.length === 1
+      ? errors[0]!.message
+      : `${errors.length} problems: ${errors.map((e) => e.message).join('; ')}`
+  return new SandboxError('validation_failed', detail, { errors })
+}

@@ -1,0 +1,61 @@
+export { createSandbox } from './create-sandbox.ts'
+export { resolveOptions, DEFAULT_SCOPES } from './options.ts'
+export {
+  ERROR_REGISTRY,
+  SandboxError,
+  problemJson,
+  PROBLEM_TYPE_BASE,
+} from './errors.ts'
+export { LEDGER, assumptionLedger } from './assumptions.ts'
+export {
+  CustomerSchema,
+  TokenSchema,
+  createCustomerBodySchema,
+  createTokenBodySchema,
+} from './schemas.ts'
+export { maskSecret } from './secrets.ts'
+export {
+  DEMO_KEY_ONE,
+  DEMO_KEY_TWO,
+  REVOKED_KEY,
+  DEFAULT_ACCOUNTS,
+} from '../fixtures/demo-keys.ts'
+
+export type {
+  SandboxOptions,
+  ResolvedOptions,
+  RateLimitOptions,
+  LatencyOptions,
+} from './options.ts'
+export type {
+  ErrorCode,
+  ErrorFormatter,
+  FieldError,
+  Problem,
+} from './errors.ts'
+export type { Assumption } from './assumptions.ts'
+export type { SandboxClock, ClockAfterSet } from './clock.ts'
+export type { Journal, JournalEntry, Operation } from './journal.ts'
+export type {
+  Scenario,
+  ScenarioEffect,
+  ScenarioOptions,
+  Scenarios,
+} from './scenarios.ts'
+export type {
+  Sandbox,
+  SandboxState,
+  AccountView,
+  ApiKeyView,
+  TokenView,
+  AccountFilter,
+  CreatedApiKey,
+} from './sandbox.ts'
+export type {
+  Customer,
+  Token,
+  CreateCustomerBody,
+  CreateTokenBody,
+  CustomerRecord,
+} from './schemas.ts'
+export type { FixtureAccount, FixtureApiKey } from '../fixtures/demo-keys.ts'

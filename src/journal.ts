@@ -1,0 +1,74 @@
+/** An operation of the interface, as scenarios and the journal name it. */
+export type Operation = 'createCustomer' | 'createToken'
+
+/** One request the sandbox answered, as the journal keeps it. */
+export interface JournalEntry {
+  request_id: string
+  /** The operation the path names, or null for a 404/405 under the API's paths. */
+  operation: Operation | null
+  method: string
+  path: string
+  status: number
+  /** The error code, for answers that are errors. */
+  code: string | null
+  account_id: string | null
+  /** The credential in masked form (`sk_test_…0001`), or null when none was sent. */
+  credential: string | null
+  /** Wall-clock time the sandbox took to answer, in milliseconds. */
+  duration_ms: number
+  /** When it arrived, on the sandbox clock. */
+  at: string
+  /** What a scenario injected into this request, if anything. */
+  scenario: string | null
+  /** Whether the answer was an idempotent replay. */
+  replayed: boolean
+}
+
+/** The request journal: newest first, bounded. */
+export interface Journal {
+  /** Newest first; `limit` caps how many. */
+  list(options?: { limit?: number }): JournalEntry[]
+  /** The most recent entry, if any. */
+  last(): JournalEntry | undefined
+  clear(): void
+  /** How many entries it holds. */
+  readonly size: number
+}
+
+/**
+ * Creates a journal that keeps the newest `limit` entries in a ring buffer.
+ *
+ * @example
+ * const journal = createJournal(100)
+ */
+export function createJournal(limit: number): Journal & {
+  record(entry: JournalEntry): void
+} {
+  const ring: JournalEntry[] = []
+  let next = 0
+  return {
+    record(entry) {
+      if (ring.length < limit) ring.push(entry)
+      else ring[next] = entry
+      next = (next + 1) % limit
+    },
+    list({ limit: take = ring.length } = {}) {
+      const out: JournalEntry[] = []
+      const count = Math.min(Math.max(0, take), ring.length)
+      for (let i = 1; i <= count; i++) {
+        out.push(ring[(next - i + limit * 2) % limit]!)
+      }
+      return out
+    },
+    last() {
+      return ring.length === 0 ? undefined : ring[(next - 1 + limit) % limit]
+    },
+    clear() {
+      ring.length = 0
+      next = 0
+    },
+    get size() {
+      return ring.length
+    },
+  }
+}

@@ -1,0 +1,19 @@
+import { http, type RequestHandler } from 'msw'
+import type { Router } from './router.ts'
+
+/**
+ * Binds the route table as MSW handlers. Each is one line: the behaviour
+ * lives in the resolvers, which the server reaches without MSW.
+ *
+ * @example
+ * setupServer(...toMswHandlers(router))
+ */
+export function toMswHandlers(router: Router): RequestHandler[] {
+  const resolve = ({ request }: { request: Request }) => router.handle(request)
+  const { api, versioned, surface } = router.patterns
+  return [
+    ...api.map((pattern) => http.all(pattern, resolve)),
+    http.all(versioned, resolve),
+    http.all(surface, resolve),
+  ]
+}

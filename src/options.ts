@@ -1,0 +1,378 @@
+import { z } from 'zod'
+import type { ClockAfterSet } from './clock.ts'
+import { problemJson, type ErrorFormatter } from './errors.ts'
+import { isIdOf } from './ids.ts'
+import { SCOPE_PATTERN } from './schemas.ts'
+import { DEFAULT_ACCOUNTS, type FixtureAccount } from '../fixtures/demo-keys.ts'
+
+/** A fixed-window rate limit per credential. */
+export interface RateLimitOptions {
+  /** Requests allowed per window. */
+  limit: number
+  /** The window's length in seconds on the sandbox clock. */
+  windowSeconds: number
+}
+
+/** A latency range in milliseconds, drawn uniformly per request. */
+export interface LatencyOptions {
+  min: number
+  max: number
+}
+
+/**
+ * The one options object of `createSandbox()`. Every field is optional; the
+ * README's assumption table says which gap of the interface each one fills.
+ */
+export interface SandboxOptions {
+  /**
+   * Seeds faker (accounts' customers) and, in deterministic mode, every id and secret.
+   * @default 1
+   * @example createSandbox({ seed: 42 })
+   */
+  seed?: number
+  /**
+   * Where the API lives. Unset, the handlers match the API's paths on any
+   * origin; set, only that origin and path prefix.
+   * @default undefined
+   * @example createSandbox({ baseUrl: 'https://api.acme.test/api' })
+   */
+  baseUrl?: string
+  /**
+   * Reproducible ids and token secrets from the seed. The standalone server
+   * turns it off and draws them from Web Crypto.
+   * @default true
+   * @example createSandbox({ deterministic: false })
+   */
+  deterministic?: boolean
+  /**
+   * The accounts and API keys the sandbox starts with.
+   * @default { accounts: DEFAULT_ACCOUNTS }
+   * @example createSandbox({ fixtures: { accounts: [{ id: 'acct_MyTeamAccount01', name: 'My team', apiKeys: [{ key: 'sk_test_…' }] }] } })
+   */
+  fixtures?: { accounts?: readonly FixtureAccount[] }
+  /**
+   * Faker-generated customers seeded into each fixture account.
+   * @default 25
+   * @example createSandbox({ customersPerAccount: 0 })
+   */
+  customersPerAccount?: number
+  /**
+   * Request fields the interface does not define (`id` included): rejected with a 422, or ignored.
+   * @default 'reject'
+   * @example createSandbox({ unknownFields: 'ignore' })
+   */
+  unknownFields?: 'reject' | 'ignore'
+  /**
+   * The customer fields a request must carry.
+   * @default ['name', 'email']
+   * @example createSandbox({ requiredFields: ['email'] })
+   */
+  requiredFields?: readonly ('name' | 'email')[]
+  /**
+   * Bounds of `name`, in characters after trimming whitespace.
+   * @default { min: 1, max: 200 }
+   * @example createSandbox({ nameLength: { min: 2, max: 100 } })
+   */
+  nameLength?: { min?: number; max?: number }
+  /**
+   * The longest `email` accepted, in characters.
+   * @default 254
+   * @example createSandbox({ emailMaxLength: 120 })
+   */
+  emailMaxLength?: number
+  /**
+   * Whether one account may hold two customers with one email (compared case-insensitively): off, or `409 email_taken`.
+   * @default false
+   * @example createSandbox({ uniqueEmail: true })
+   */
+  uniqueEmail?: boolean
+  /**
+   * The scope catalog, each `<resource>:<access>`.
+   * @default ['customers:read', 'customers:write', 'tokens:write']
+   * @example createSandbox({ scopes: ['customers:read', 'customers:write', 'tokens:write', 'invoices:read'] })
+   */
+  scopes?: readonly string[]
+  /**
+   * The most scopes one token may carry.
+   * @default 20
+   * @example createSandbox({ maxScopes: 5 })
+   */
+  maxScopes?: number
+  /**
+   * `expires_in` in seconds: the value used when a request omits it, and the bounds.
+   * @default { default: 3600, min: 60, max: 86400 }
+   * @example createSandbox({ expiresIn: { max: 600 } })
+   */
+  expiresIn?: { default?: number; min?: number; max?: number }
+  /**
+   * Whether `POST /v1/customers` accepts tokens (with `customers:write`) as well as API keys.
+   * @default true
+   * @example createSandbox({ v1AcceptsTokens: false })
+   */
+  v1AcceptsTokens?: boolean
+  /**
+   * Who may mint tokens: API keys only, or also tokens carrying `tokens:write`
+   * (for a subset of their own scopes, ending no later than themselves).
+   * @default 'api-keys-and-tokens'
+   * @example createSandbox({ tokenIssuers: 'api-keys' })
+   */
+  tokenIssuers?: 'api-keys' | 'api-keys-and-tokens'
+  /**
+   * A fixed-window rate limit per credential, or `false` for none.
+   * @default false
+   * @example createSandbox({ rateLimit: { limit: 100, windowSeconds: 60 } })
+   */
+  rateLimit?: RateLimitOptions | false
+  /**
+   * Latency added to every API call, in milliseconds, or `false` for none.
+   * @default false
+   * @example createSandbox({ latency: { min: 50, max: 250 } })
+   */
+  latency?: LatencyOptions | false
+  /**
+   * Renders every error. The default is RFC 9457 problem JSON.
+   * @default problemJson
+   * @example createSandbox({ errorFormat: (p) => Response.json({ error: p.code }, { status: p.status }) })
+   */
+  errorFormat?: ErrorFormatter
+  /**
+   * The largest request body accepted, in bytes; larger ones get `413`.
+   * @default 1048576
+   * @example createSandbox({ maxBodyBytes: 64 * 1024 })
+   */
+  maxBodyBytes?: number
+  /**
+   * Once set or advanced, whether the clock stays where it was put or runs on from there.
+   * @default 'frozen'
+   * @example createSandbox({ clockAfterSet: 'running' })
+   */
+  clockAfterSet?: ClockAfterSet
+  /**
+   * How long an `Idempotency-Key` is remembered (sandbox clock) and how many are kept.
+   * @default { ttlSeconds: 86400, maxEntries: 10000 }
+   * @example createSandbox({ idempotency: { ttlSeconds: 3600 } })
+   */
+  idempotency?: { ttlSeconds?: number; maxEntries?: number }
+  /**
+   * How many requests the journal keeps, newest first.
+   * @default 1000
+   * @example createSandbox({ journalLimit: 100 })
+   */
+  journalLimit?: number
+  /**
+   * When set, `/__sandbox/*` (but its health check) requires `Authorization: Bearer <adminToken>`.
+   * @default undefined
+   * @example createSandbox({ adminToken: process.env.SANDBOX_ADMIN_TOKEN })
+   */
+  adminToken?: string
+}
+
+/** The options with every default settled. */
+export interface ResolvedOptions {
+  seed: number
+  baseUrl: URL | undefined
+  deterministic: boolean
+  fixtures: { accounts: readonly FixtureAccount[] }
+  customersPerAccount: number
+  unknownFields: 'reject' | 'ignore'
+  requiredFields: readonly ('name' | 'email')[]
+  nameLength: { min: number; max: number }
+  emailMaxLength: number
+  uniqueEmail: boolean
+  scopes: readonly string[]
+  maxScopes: number
+  expiresIn: { default: number; min: number; max: number }
+  v1AcceptsTokens: boolean
+  tokenIssuers: 'api-keys' | 'api-keys-and-tokens'
+  rateLimit: RateLimitOptions | false
+  latency: LatencyOptions | false
+  errorFormat: ErrorFormatter
+  maxBodyBytes: number
+  clockAfterSet: ClockAfterSet
+  idempotency: { ttlSeconds: number; maxEntries: number }
+  journalLimit: number
+  adminToken: string | undefined
+}
+
+/** Scopes every sandbox knows unless `scopes` says otherwise. */
+export const DEFAULT_SCOPES: readonly string[] = [
+  'customers:read',
+  'customers:write',
+  'tokens:write',
+]
+
+const positiveInt = (max = Number.MAX_SAFE_INTEGER) => z.int().min(1).max(max)
+
+const OptionsSchema = z
+  .object({
+    seed: z.int().min(0).max(0xffffffff),
+    baseUrl: z.string().refine((value) => URL.canParse(value), {
+      message: 'must be an absolute URL such as "https://api.acme.test/api"',
+    }),
+    deterministic: z.boolean(),
+    fixtures: z.object({
+      accounts: z.array(
+        z.object({
+          id: z.string().refine((id) => isIdOf('account', id), {
+            message: 'must be "acct_" and 14 base62 characters',
+          }),
+          name: z.string().min(1),
+          apiKeys: z.array(
+            z.object({
+              key: z.string().refine((key) => isIdOf('apiKey', key), {
+                message: 'must be "sk_test_" and 24 base62 characters',
+              }),
+              revoked: z.boolean().optional(),
+            }),
+          ),
+        }),
+      ),
+    }),
+    customersPerAccount: z.int().min(0).max(1_000_000),
+    unknownFields: z.enum(['reject', 'ignore']),
+    requiredFields: z.array(z.enum(['name', 'email'])),
+    nameLength: z.object({ min: z.int().min(0), max: positiveInt() }),
+    emailMaxLength: positiveInt(),
+    uniqueEmail: z.boolean(),
+    scopes: z
+      .array(
+        z.string().regex(SCOPE_PATTERN, {
+          message: 'must each be "<resource>:<access>", e.g. "customers:read"',
+        }),
+      )
+      .min(1),
+    maxScopes: positiveInt(1000),
+    expiresIn: z.object({
+      default: positiveInt(),
+      min: positiveInt(),
+      max: positiveInt(),
+    }),
+    v1AcceptsTokens: z.boolean(),
+    tokenIssuers: z.enum(['api-keys', 'api-keys-and-tokens']),
+    rateLimit: z.union([
+      z.literal(false),
+      z.object({ limit: positiveInt(), windowSeconds: positiveInt() }),
+    ]),
+    latency: z.union([
+      z.literal(false),
+      z.object({ min: z.int().min(0), max: z.int().min(0).max(60_000) }),
+    ]),
+    errorFormat: z.custom<ErrorFormatter>(
+      (value) => typeof value === 'function',
+      {
+        message: 'must be a function (problem) => Response',
+      },
+    ),
+    maxBodyBytes: positiveInt(),
+    clockAfterSet: z.enum(['frozen', 'running']),
+    idempotency: z.object({
+      ttlSeconds: positiveInt(),
+      maxEntries: positiveInt(),
+    }),
+    journalLimit: positiveInt(),
+    adminToken: z.string().min(16, {
+      message: 'must be at least 16 characters long',
+    }),
+  })
+  .partial()
+  .strict()
+
+/**
+ * Settles the defaults of every option and validates them, throwing a
+ * `TypeError` that names the option and how to fix it.
+ *
+ * @example
+ * resolveOptions({ expiresIn: { max: 600 } }).expiresIn // { default: 600, min: 60, max: 600 }
+ */
+export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
+  const parsed = OptionsSchema.safeParse(options)
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!
+    const where = issue.path.join('.')
+    throw new TypeError(
+      issue.code === 'unrecognized_keys'
+        ? `Failed to create a sandbox: unknown option "${issue.keys.join('", "')}". See SandboxOptions for the options there are.`
+        : `Failed to create a sandbox: option "${where}" ${issue.message.replace(/^Invalid input: /, '')}. See SandboxOptions for its type and default.`,
+    )
+  }
+  const o = parsed.data
+  const expiresMax = o.expiresIn?.max ?? 86_400
+  const expiresMin = o.expiresIn?.min ?? 60
+  const resolved: ResolvedOptions = {
+    seed: o.seed ?? 1,
+    baseUrl: o.baseUrl === undefined ? undefined : new URL(o.baseUrl),
+    deterministic: o.deterministic ?? true,
+    fixtures: { accounts: o.fixtures?.accounts ?? DEFAULT_ACCOUNTS },
+    customersPerAccount: o.customersPerAccount ?? 25,
+    unknownFields: o.unknownFields ?? 'reject',
+    requiredFields: o.requiredFields ?? ['name', 'email'],
+    nameLength: { min: 1, max: 200, ...o.nameLength },
+    emailMaxLength: o.emailMaxLength ?? 254,
+    uniqueEmail: o.uniqueEmail ?? false,
+    scopes: o.scopes ?? DEFAULT_SCOPES,
+    maxScopes: o.maxScopes ?? 20,
+    expiresIn: {
+      min: expiresMin,
+      max: expiresMax,
+      default:
+        o.expiresIn?.default ??
+        Math.min(Math.max(3600, expiresMin), expiresMax),
+    },
+    v1AcceptsTokens: o.v1AcceptsTokens ?? true,
+    tokenIssuers: o.tokenIssuers ?? 'api-keys-and-tokens',
+    rateLimit: o.rateLimit ?? false,
+    latency: o.latency ?? false,
+    errorFormat: o.errorFormat ?? problemJson,
+    maxBodyBytes: o.maxBodyBytes ?? 1_048_576,
+    clockAfterSet: o.clockAfterSet ?? 'frozen',
+    idempotency: { ttlSeconds: 86_400, maxEntries: 10_000, ...o.idempotency },
+    journalLimit: o.journalLimit ?? 1000,
+    adminToken: o.adminToken,
+  }
+  checkConsistency(resolved)
+  return resolved
+}
+
+function checkConsistency(o: ResolvedOptions): void {
+  const fail = (what: string): never => {
+    throw new RangeError(`Failed to create a sandbox: ${what}.`)
+  }
+  const { expiresIn, nameLength, latency } = o
+  if (expiresIn.min > expiresIn.max) {
+    fail(
+      `option "expiresIn.min" (${expiresIn.min}) is above "expiresIn.max" (${expiresIn.max}); lower min or raise max`,
+    )
+  }
+  if (expiresIn.default < expiresIn.min || expiresIn.default > expiresIn.max) {
+    fail(
+      `option "expiresIn.default" (${expiresIn.default}) is outside ${expiresIn.min}–${expiresIn.max}; set a default within the bounds`,
+    )
+  }
+  if (nameLength.min > nameLength.max) {
+    fail(
+      `option "nameLength.min" (${nameLength.min}) is above "nameLength.max" (${nameLength.max})`,
+    )
+  }
+  if (latency && latency.min > latency.max) {
+    fail(
+      `option "latency.min" (${latency.min}) is above "latency.max" (${latency.max}); write { min: ${latency.max}, max: ${latency.min} }`,
+    )
+  }
+  if (new Set(o.scopes).size !== o.scopes.length) {
+    fail('option "scopes" lists a scope twice; list each scope once')
+  }
+  const ids = new Set<string>()
+  const keys = new Set<string>()
+  for (const account of o.fixtures.accounts) {
+    if (ids.has(account.id))
+      fail(`fixture account "${account.id}" is listed twice`)
+    ids.add(account.id)
+    for (const { key } of account.apiKeys) {
+      if (keys.has(key))
+        fail(
+          `fixture API key "${key.slice(0, 8)}…${key.slice(-4)}" is listed twice`,
+        )
+      keys.add(key)
+    }
+  }
+}

@@ -1,0 +1,370 @@
+import {
+  authenticate,
+  readBearer,
+  requireScope,
+  type Principal,
+} from './auth.ts'
+import type { SandboxContext } from './context.ts'
+import { SandboxError, validationError, type ErrorCode } from './errors.ts'
+import type { JournalEntry, Operation } from './journal.ts'
+import { parseScenarioHeader, type ScenarioEffect } from './scenarios.ts'
+import {
+  checkContentType,
+  parseJsonObject,
+  readBody,
+  type BodyTypes,
+} from './validation.ts'
+import type { StoredResponse } from './idempotency.ts'
+import { sleep, hashString } from './_utils.ts'
+
+/** What an operation's own step returns: the status and body of its success. */
+export interface OperationResult {
+  status: number
+  body: unknown
+  headers?: Record<string, string>
+}
+
+/** One operation of the interface, as the pipeline runs it. */
+export interface OperationSpec {
+  operation: Operation
+  /** The scope a token needs; API keys have them all. */
+  scope: string
+  bodyTypes: BodyTypes
+  /** Checks the caller may use this operation at all, before the body is read. */
+  authorize?: (ctx: SandboxContext, principal: Principal) => void
+  /** Validates the body and does the work; throws SandboxError for 4xx. */
+  execute: (
+    ctx: SandboxContext,
+    principal: Principal,
+    body: Record<string, unknown>,
+    now: Date,
+  ) => Promise<OperationResult>
+}
+
+const IDEMPOTENCY_KEY = /^[\x20-\x7e]{1,255}$/
+
+/** A JSON response with the sandbox's content type. */
+export function json(
+  status: number,
+  body: unknown,
+  headers?: Record<string, string>,
+): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { 'content-type': 'application/json', ...headers },
+  })
+}
+
+/** Per-request bookkeeping shared by the operation and the plain API answers. */
+interface Exchange {
+  requestId: string
+  started: number
+  at: Date
+  entry: Pick<
+    JournalEntry,
+    'account_id' | 'credential' | 'scenario' | 'replayed' | 'code'
+  >
+  headers: Record<string, string>
+}
+
+function beginExchange(ctx: SandboxContext, request: Request): Exchange {
+  const bearer = readBearer(request.headers.get('authorization'))
+  return {
+    requestId: ctx.nextId('request'),
+    started: performance.now(),
+    at: ctx.clock.now(),
+    entry: {
+      account_id: null,
+      credential: bearer.kind === 'missing' ? null : bearer.masked,
+      scenario: null,
+      replayed: false,
+      code: null,
+    },
+    headers: {},
+  }
+}
+
+function finishExchange(
+  ctx: SandboxContext,
+  exchange: Exchange,
+  request: Request,
+  url: URL,
+  operation: Operation | null,
+  response: Response,
+): Response {
+  if (response.type !== 'error') {
+    response.headers.set('x-request-id', exchange.requestId)
+    for (const [name, value] of Object.entries(exchange.headers)) {
+      response.headers.set(name, value)
+    }
+  }
+  ctx.journal.record({
+    request_id: exchange.requestId,
+    operation,
+    method: request.method,
+    path: url.pathname,
+    status: response.type === 'error' ? 0 : response.status,
+    ...exchange.entry,
+    duration_ms:
+      Math.round((performance.now() - exchange.started) * 1000) / 1000,
+    at: exchange.at.toISOString(),
+  })
+  return response
+}
+
+function renderError(
+  ctx: SandboxContext,
+  exchange: Exchange,
+  error: unknown,
+): Response {
+  const sandboxError =
+    error instanceof SandboxError
+      ? error
+      : new SandboxError(
+          'internal_error',
+          'The sandbox failed to answer this request; this is a bug in the sandbox, please report it with the request id.',
+        )
+  if (!(error instanceof SandboxError)) console.error(error)
+  exchange.entry.code = sandboxError.code
+  return sandboxError.toResponse(exchange.requestId, ctx.options.errorFormat)
+}
+
+/**
+ * Answers a path under the API that names no operation (404) or an
+ * operation's path with another method (405), recording it in the journal.
+ *
+ * @example
+ * answerUnrouted(ctx, request, url, 'method_not_allowed')
+ */
+export function answerUnrouted(
+  ctx: SandboxContext,
+  request: Request,
+  url: URL,
+  code: Extract<ErrorCode, 'not_found' | 'method_not_allowed'>,
+): Response {
+  const exchange = beginExchange(ctx, request)
+  const error =
+    code === 'not_found'
+      ? new SandboxError(
+          'not_found',
+          `${request.method} ${url.pathname} is not an operation of this API; it has POST /v1/customers and POST /v2/tokens.`,
+        )
+      : new SandboxError(
+          'method_not_allowed',
+          `${url.pathname} takes POST only, not ${request.method}.`,
+          { headers: { allow: 'POST' } },
+        )
+  return finishExchange(
+    ctx,
+    exchange,
+    request,
+    url,
+    null,
+    renderError(ctx, exchange, error),
+  )
+}
+
+/**
+ * Runs one operation through the contract's order of checks: scenario →
+ * authentication → rate limit → scope → content type → size → JSON →
+ * idempotency → fields → conflicts, then records it in the journal.
+ *
+ * @example
+ * const response = await runOperation(ctx, createCustomerSpec, request, new URL(request.url))
+ */
+export async function runOperation(
+  ctx: SandboxContext,
+  spec: OperationSpec,
+  request: Request,
+  url: URL,
+): Promise<Response> {
+  await ctx.ready
+  const exchange = beginExchange(ctx, request)
+  let idempotencyKey: string | undefined
+  let response: Response
+  try {
+    const { latency } = ctx.options
+    if (latency) {
+      await sleep(
+        latency.min +
+          Math.floor(
+            (ctx.random() / 2 ** 32) * (latency.max - latency.min + 1),
+          ),
+      )
+    }
+    const effect = takeScenario(ctx, spec.operation, request, exchange)
+    if (effect?.status !== undefined || effect?.networkError) {
+      if (effect.delayMs) await sleep(effect.delayMs)
+      if (effect.networkError) {
+        return finishExchange(
+          ctx,
+          exchange,
+          request,
+          url,
+          spec.operation,
+          Response.error(),
+        )
+      }
+      throw simulatedFailure(effect.status!)
+    }
+
+    const now = ctx.clock.now()
+    const principal = authenticate(
+      ctx.db,
+      request.headers.get('authorization'),
+      now.getTime(),
+    )
+    exchange.entry.account_id = principal.accountId
+    applyRateLimit(ctx, principal, exchange, now.getTime())
+    requireScope(principal, spec.scope)
+    spec.authorize?.(ctx, principal)
+
+    checkContentType(request.headers.get('content-type'), spec.bodyTypes)
+    const text = await readBody(request, ctx.options.maxBodyBytes)
+    const body = parseJsonObject(text)
+
+    const key = request.headers.get('idempotency-key')
+    if (key !== null) {
+      if (!IDEMPOTENCY_KEY.test(key)) {
+        throw validationError([
+          {
+            field: 'Idempotency-Key',
+            code: 'invalid_format',
+            message:
+              'Idempotency-Key must be 1 to 255 printable ASCII characters',
+          },
+        ])
+      }
+      const scoped = `${principal.accountId}\n${spec.operation}\n${key}`
+      const lookup = ctx.idempotency.begin(
+        scoped,
+        hashString(text),
+        now.getTime(),
+      )
+      if (lookup.kind === 'replay') {
+        exchange.entry.replayed = true
+        return finishExchange(
+          ctx,
+          exchange,
+          request,
+          url,
+          spec.operation,
+          replay(lookup.response),
+        )
+      }
+      if (lookup.kind === 'in-flight') {
+        throw new SandboxError(
+          'idempotency_in_progress',
+          'A request with this Idempotency-Key is still being answered; retry once it has finished.',
+          { headers: { 'retry-after': '1' } },
+        )
+      }
+      if (lookup.kind === 'reused') {
+        throw new SandboxError(
+          'idempotency_key_reused',
+          'This Idempotency-Key was already used with a different request body; use a new key for a new request.',
+        )
+      }
+      idempotencyKey = scoped
+    }
+
+    if (effect?.delayMs) await sleep(effect.delayMs)
+    const result = await spec.execute(ctx, principal, body, ctx.clock.now())
+    response = json(result.status, result.body, result.headers)
+  } catch (error) {
+    response = renderError(ctx, exchange, error)
+  }
+  if (idempotencyKey !== undefined) {
+    // @note Only outcomes of the operation itself are worth replaying; a 422
+    // leaves the key free so that the corrected request can use it.
+    if (response.status < 300 || exchange.entry.code === 'email_taken') {
+      ctx.idempotency.complete(idempotencyKey, await store(response))
+    } else {
+      ctx.idempotency.abandon(idempotencyKey)
+    }
+  }
+  return finishExchange(ctx, exchange, request, url, spec.operation, response)
+}
+
+function takeScenario(
+  ctx: SandboxContext,
+  operation: Operation,
+  request: Request,
+  exchange: Exchange,
+): ScenarioEffect | undefined {
+  const header = request.headers.get('x-sandbox-scenario')
+  let effect: ScenarioEffect | undefined
+  if (header !== null) {
+    try {
+      effect = parseScenarioHeader(header)
+    } catch (error) {
+      throw validationError([
+        {
+          field: 'X-Sandbox-Scenario',
+          code: 'invalid_format',
+          message: (error as Error).message,
+        },
+      ])
+    }
+  } else {
+    effect = ctx.scenarios.take(operation)
+  }
+  if (effect) {
+    exchange.entry.scenario = [
+      effect.status !== undefined ? `status=${effect.status}` : '',
+      effect.delayMs !== undefined ? `delay_ms=${effect.delayMs}` : '',
+      effect.networkError ? 'network_error' : '',
+    ]
+      .filter(Boolean)
+      .join('; ')
+  }
+  return effect
+}
+
+function simulatedFailure(status: number): SandboxError {
+  return new SandboxError(
+    'simulated_failure',
+    `A scenario asked for this call to fail with ${status}.`,
+    {
+      status,
+      headers: status === 503 || status === 429 ? { 'retry-after': '1' } : {},
+    },
+  )
+}
+
+function applyRateLimit(
+  ctx: SandboxContext,
+  principal: Principal,
+  exchange: Exchange,
+  now: number,
+): void {
+  const { rateLimit } = ctx.options
+  if (!rateLimit || !ctx.rateLimiter) return
+  const result = ctx.rateLimiter.hit(principal.secret, now)
+  // IETF draft-ietf-httpapi-ratelimit-headers: structured fields.
+  exchange.headers['ratelimit-policy'] =
+    `"default";q=${result.limit};w=${rateLimit.windowSeconds}`
+  exchange.headers['ratelimit'] =
+    `"default";r=${result.remaining};t=${result.resetSeconds}`
+  if (!result.allowed) {
+    throw new SandboxError(
+      'rate_limited',
+      `This credential may make ${result.limit} requests per ${rateLimit.windowSeconds} s; try again in ${result.resetSeconds} s.`,
+      { headers: { 'retry-after': String(result.resetSeconds) } },
+    )
+  }
+}
+
+async function store(response: Response): Promise<StoredResponse> {
+  const body = await response.clone().text()
+  return { status: response.status, headers: [...response.headers], body }
+}
+
+function replay(stored: StoredResponse): Response {
+  const response = new Response(stored.body, {
+    status: stored.status,
+    headers: stored.headers,
+  })
+  response.headers.set('idempotent-replayed', 'true')
+  return response
+}

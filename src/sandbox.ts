@@ -1,0 +1,119 @@
+import type { RequestHandler } from 'msw'
+import type { Assumption } from './assumptions.ts'
+import type { SandboxClock } from './clock.ts'
+import type { Journal } from './journal.ts'
+import type { ResolvedOptions } from './options.ts'
+import type { Scenarios } from './scenarios.ts'
+import type { CustomerRecord } from './schemas.ts'
+
+/** An API key as inspection shows it: masked. */
+export interface ApiKeyView {
+  id: string
+  /** Masked, e.g. `sk_test_…0001`. */
+  key: string
+  revoked: boolean
+  created_at: string
+}
+
+/** An account as inspection shows it. */
+export interface AccountView {
+  id: string
+  name: string
+  created_at: string
+  api_keys: ApiKeyView[]
+  customer_count: number
+  token_count: number
+}
+
+/** A token as inspection shows it: masked, with its state on the sandbox clock. */
+export interface TokenView {
+  id: string
+  account_id: string
+  /** Masked, e.g. `tok_test_…9xQz`. */
+  token: string
+  scopes: string[]
+  expires_in: number
+  expires_at: string
+  created_at: string
+  issued_by: string
+  expired: boolean
+}
+
+/** Everything the sandbox holds, as `GET /__sandbox/state` answers. */
+export interface SandboxState {
+  now: string
+  seed: number
+  accounts: AccountView[]
+  customers: CustomerRecord[]
+  tokens: TokenView[]
+}
+
+/** A filter of the read API. */
+export interface AccountFilter {
+  /** Only this account's records. */
+  accountId?: string
+}
+
+/** A new account and its API key, from `createApiKey()`. */
+export interface CreatedApiKey {
+  /** The full secret: shown this once. */
+  apiKey: string
+  accountId: string
+}
+
+/** One sandbox: its handlers, its data and its controls. Two never share anything. */
+export interface Sandbox {
+  /**
+   * MSW request handlers for both operations, the 404/405 answers under the
+   * API's version prefixes, `/__sandbox/*` and `/openapi.json`.
+   * @example setupServer(...sandbox.handlers)
+   */
+  readonly handlers: RequestHandler[]
+  /**
+   * Answers a request without MSW, or `undefined` when it is not for the
+   * sandbox. The standalone server routes through it.
+   * @example await sandbox.handle(new Request('http://localhost/__sandbox/health'))
+   */
+  handle(request: Request): Promise<Response> | undefined
+  /** Settles when seeding is done; the resolvers wait for it themselves. */
+  readonly ready: Promise<void>
+  /** The options in force, defaults settled. */
+  readonly options: ResolvedOptions
+  /**
+   * Back to the fixtures and the seeded data (with `seed`, a new one);
+   * clears the clock, the journal, scenarios, idempotency keys and rate-limit windows.
+   * @example beforeEach(() => sandbox.reset())
+   */
+  reset(seed?: number): Promise<void>
+  /** The sandbox clock. @example sandbox.clock.advance(3600_000) */
+  readonly clock: SandboxClock
+  /** The request journal, newest first. @example sandbox.journal.last()?.status */
+  readonly journal: Journal
+  /** The scenario queue. @example sandbox.scenarios.next('createToken', { status: 503 }) */
+  readonly scenarios: Scenarios
+  /**
+   * Mints a new account and its API key.
+   * @example const { apiKey } = await sandbox.createApiKey({ accountName: 'Acme' })
+   */
+  createApiKey(options?: { accountName?: string }): Promise<CreatedApiKey>
+  /** Read access to accounts. @example sandbox.accounts.list() */
+  readonly accounts: {
+    list(): AccountView[]
+    get(id: string): AccountView | undefined
+  }
+  /** Read access to customers. @example sandbox.customers.list({ accountId }) */
+  readonly customers: {
+    list(filter?: AccountFilter): CustomerRecord[]
+    get(id: string): CustomerRecord | undefined
+    count(filter?: AccountFilter): number
+  }
+  /** Read access to tokens, secrets masked. @example sandbox.tokens.list() */
+  readonly tokens: {
+    list(filter?: AccountFilter): TokenView[]
+    get(id: string): TokenView | undefined
+  }
+  /** Everything at once, as `GET /__sandbox/state`. */
+  state(): SandboxState
+  /** The assumption ledger with the values in force. */
+  assumptions(): Assumption[]
+}

@@ -1,0 +1,148 @@
+import type { Operation } from './journal.ts'
+
+/** What a scenario does to a call: fail with a status, wait, or drop the connection. */
+export interface ScenarioEffect {
+  /** Answer with this status (`simulated_failure`) instead of running the operation. */
+  status?: number
+  /** Wait this long, in milliseconds, before answering. */
+  delayMs?: number
+  /** Fail like a network error: `fetch` rejects, the server drops the connection. */
+  networkError?: boolean
+}
+
+/** A queued scenario: the next `times` matching calls get its effect. */
+export interface Scenario extends ScenarioEffect {
+  id: string
+  operation: Operation | '*'
+  /** Calls it still applies to. */
+  remaining: number
+}
+
+/** Options of `sandbox.scenarios.next()`. */
+export interface ScenarioOptions extends ScenarioEffect {
+  /** How many calls it applies to. @default 1 */
+  times?: number
+}
+
+/** The scenario queue of one sandbox. */
+export interface Scenarios {
+  /**
+   * Makes the next `times` calls of `operation` fail or wait as asked.
+   *
+   * @example
+   * sandbox.scenarios.next('createCustomer', { status: 503, times: 2 })
+   */
+  next(operation: Operation | '*', options: ScenarioOptions): Scenario
+  /** The queued scenarios, oldest first. */
+  list(): Scenario[]
+  clear(): void
+}
+
+/**
+ * Creates a scenario queue. Validation happens here so that the JavaScript
+ * API and `POST /__sandbox/scenarios` refuse the same things.
+ *
+ * @example
+ * const scenarios = createScenarios()
+ */
+export function createScenarios(): Scenarios & {
+  take(operation: Operation): ScenarioEffect | undefined
+} {
+  let queue: Scenario[] = []
+  let counter = 0
+  return {
+    next(operation, options) {
+      checkEffect(options, 'queue a scenario')
+      const times = options.times ?? 1
+      if (!Number.isInteger(times) || times < 1) {
+        throw new RangeError(
+          `Failed to queue a scenario: "times" must be a whole number of at least 1 (got ${String(times)}).`,
+        )
+      }
+      const scenario: Scenario = {
+        id: `scn_${++counter}`,
+        operation,
+        remaining: times,
+        ...pickEffect(options),
+      }
+      queue.push(scenario)
+      return { ...scenario }
+    },
+    list: () => queue.map((s) => ({ ...s })),
+    clear() {
+      queue = []
+    },
+    take(operation) {
+      const index = queue.findIndex(
+        (s) => s.operation === '*' || s.operation === operation,
+      )
+      if (index === -1) return undefined
+      const scenario = queue[index]!
+      if (--scenario.remaining === 0) queue.splice(index, 1)
+      return pickEffect(scenario)
+    },
+  }
+}
+
+function pickEffect(source: ScenarioEffect): ScenarioEffect {
+  const effect: ScenarioEffect = {}
+  if (source.status !== undefined) effect.status = source.status
+  if (source.delayMs !== undefined) effect.delayMs = source.delayMs
+  if (source.networkError) effect.networkError = true
+  return effect
+}
+
+function checkEffect(effect: ScenarioEffect, action: string): void {
+  const { status, delayMs, networkError } = effect
+  if (
+    status !== undefined &&
+    (!Number.isInteger(status) || status < 400 || status > 599)
+  ) {
+    throw new RangeError(
+      `Failed to ${action}: "status" must be an error status from 400 to 599 (got ${String(status)}).`,
+    )
+  }
+  if (
+    delayMs !== undefined &&
+    (!Number.isInteger(delayMs) || delayMs < 0 || delayMs > 60_000)
+  ) {
+    throw new RangeError(
+      `Failed to ${action}: "delayMs" must be a whole number of milliseconds from 0 to 60000 (got ${String(delayMs)}).`,
+    )
+  }
+  if (status === undefined && delayMs === undefined && !networkError) {
+    throw new RangeError(
+      `Failed to ${action}: give it a "status", a "delayMs" or "networkError: true".`,
+    )
+  }
+}
+
+/**
+ * Reads the `X-Sandbox-Scenario` header: `status=503`, `delay_ms=2000`,
+ * `network_error`, combined with `;` or `,`. Throws a `RangeError` that
+ * names the part it cannot read.
+ *
+ * @example
+ * parseScenarioHeader('status=503; delay_ms=200') // { status: 503, delayMs: 200 }
+ */
+export function parseScenarioHeader(value: string): ScenarioEffect {
+  const effect: ScenarioEffect = {}
+  for (const raw of value.split(/[;,]/)) {
+    const part = raw.trim()
+    if (part === '') continue
+    const [name, arg] = part.split('=', 2).map((s) => s.trim())
+    const number =
+      arg !== undefined && /^\d{1,6}$/.test(arg) ? Number(arg) : NaN
+    if (name === 'status' && !Number.isNaN(number)) effect.status = number
+    else if (name === 'delay_ms' && !Number.isNaN(number))
+      effect.delayMs = number
+    else if (name === 'network_error' && (arg === undefined || arg === 'true'))
+      effect.networkError = true
+    else
+      throw new RangeError(
+        `X-Sandbox-Scenario: cannot read "${part.slice(0, 60)}"; use status=<400-599>, delay_ms=<0-60000> or network_error`,
+      )
+  }
+  checkEffect(effect, 'apply X-Sandbox-Scenario')
+  return effect
+}

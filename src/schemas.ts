@@ -1,0 +1,192 @@
+import { z } from 'zod'
+
+/**
+ * One zod schema per shape: the data model's records, the request bodies the
+ * handlers validate, and the response bodies they answer with.
+ */
+
+const isoDate = z.iso.datetime()
+
+/** An account: the owner of API keys, tokens and customers. */
+export const AccountRecordSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  created_at: isoDate,
+})
+
+/** A static API key (version 1): every scope, never expires. */
+export const ApiKeyRecordSchema = z.object({
+  id: z.string(),
+  account_id: z.string(),
+  secret: z.string(),
+  revoked: z.boolean(),
+  created_at: isoDate,
+})
+
+/** A stored customer; `name` and `email` are absent only when made optional. */
+export const CustomerRecordSchema = z.object({
+  id: z.string(),
+  account_id: z.string(),
+  name: z.string().optional(),
+  email: z.string().optional(),
+  created_at: isoDate,
+})
+
+/** A stored token (version 2): scoped and expiring. */
+export const TokenRecordSchema = z.object({
+  id: z.string(),
+  account_id: z.string(),
+  secret: z.string(),
+  scopes: z.array(z.string()),
+  expires_in: z.int(),
+  expires_at: isoDate,
+  created_at: isoDate,
+  /** The id of the API key or token that minted it. */
+  issued_by: z.string(),
+})
+
+/** The customer as the interface shows it: exactly `{ id, name, email }`. */
+export const CustomerSchema = z
+  .object({
+    id: z.string().regex(/^cus_[0-9A-Za-z]{14}$/),
+    name: z.string(),
+    email: z.string(),
+  })
+  .strict()
+
+/** The token record that `POST /v2/tokens` answers with. */
+export const TokenSchema = z
+  .object({
+    id: z.string().regex(/^tkn_[0-9A-Za-z]{14}$/),
+    token: z.string(),
+    token_type: z.literal('Bearer'),
+    scopes: z.array(z.string()),
+    expires_in: z.int(),
+    expires_at: isoDate,
+    created_at: isoDate,
+  })
+  .strict()
+
+/** The scope form of the interface, `<resource>:<access>`. */
+export const SCOPE_PATTERN: RegExp = /^[a-z][a-z0-9_-]*:[a-z][a-z0-9_-]*$/
+
+/** The settings the request schemas depend on. */
+export interface RequestSchemaSettings {
+  unknownFields: 'reject' | 'ignore'
+  requiredFields: readonly ('name' | 'email')[]
+  nameLength: { min: number; max: number }
+  emailMaxLength: number
+  scopes: readonly string[]
+  maxScopes: number
+  expiresIn: { default: number; min: number; max: number }
+}
+
+const codePoints = (value: string): number => {
+  let count = 0
+  for (const _ of value) count++
+  return count
+}
+
+/**
+ * Builds the request body schema of `POST /v1/customers` for one sandbox's settings.
+ *
+ * @example
+ * createCustomerBodySchema(settings).safeParse({ name: 'Ada', email: 'ada@example.com' })
+ */
+export function createCustomerBodySchema(settings: RequestSchemaSettings) {
+  const { min, max } = settings.nameLength
+  const name = z.string().superRefine((value, ctx) => {
+    const length = codePoints(value.trim())
+    if (length < min || length > max) {
+      ctx.addIssue({
+        code: 'custom',
+        params: { code: length < min ? 'too_short' : 'too_long' },
+        message: `name must be ${min} to ${max} characters long after trimming whitespace (got ${length})`,
+      })
+    }
+  })
+  const email = z.email().max(settings.emailMaxLength)
+  const shape = {
+    name: settings.requiredFields.includes('name') ? name : name.optional(),
+    email: settings.requiredFields.includes('email') ? email : email.optional(),
+  }
+  return settings.unknownFields === 'reject'
+    ? z.object(shape).strict()
+    : z.object(shape).strip()
+}
+
+/**
+ * Builds the request body schema of `POST /v2/tokens` for one sandbox's settings.
+ *
+ * @example
+ * createTokenBodySchema(settings).safeParse({ scopes: ['customers:read'], expires_in: 600 })
+ */
+export function createTokenBodySchema(settings: RequestSchemaSettings) {
+  const { min, max } = settings.expiresIn
+  const [first, ...rest] = settings.scopes
+  const scopes = z
+    .array(z.enum([first!, ...rest]))
+    .min(1)
+    .max(settings.maxScopes)
+    .superRefine((value, ctx) => {
+      const seen = new Set<string>()
+      value.forEach((scope, index) => {
+        if (seen.has(scope)) {
+          ctx.addIssue({
+            code: 'custom',
+            path: [index],
+            params: { code: 'duplicate_scope' },
+            message: `scopes[${index}] "${scope}" is listed twice; list each scope once`,
+          })
+        }
+        seen.add(scope)
+      })
+    })
+  const shape = {
+    scopes,
+    expires_in: z.int().min(min).max(max).optional(),
+  }
+  return settings.unknownFields === 'reject'
+    ? z.object(shape).strict()
+    : z.object(shape).strip()
+}
+
+/** The request body of `POST /v1/customers`. */
+export type CreateCustomerBody = z.infer<
+  ReturnType<typeof createCustomerBodySchema>
+>
+/** The request body of `POST /v2/tokens`. */
+export type CreateTokenBody = z.infer<ReturnType<typeof createTokenBodySchema>>
+/** The customer the API answers with. */
+export type Customer = z.infer<typeof CustomerSchema>
+/** The token record the API answers with. */
+export type Token = z.infer<typeof TokenSchema>
+/** A stored account. */
+export type AccountRecord = z.infer<typeof AccountRecordSchema>
+/** A stored API key. */
+export type ApiKeyRecord = z.infer<typeof ApiKeyRecordSchema>
+/** A stored customer. */
+export type CustomerRecord = z.infer<typeof CustomerRecordSchema>
+/** A stored token. */
+export type TokenRecord = z.infer<typeof TokenRecordSchema>
+
+/** Request bodies of the sandbox's own surface. */
+export const ResetBodySchema = z
+  .object({ seed: z.int().min(0).max(0xffffffff).optional() })
+  .strict()
+export const ApiKeyBodySchema = z
+  .object({ account_name: z.string().min(1).max(200).optional() })
+  .strict()
+export const ClockBodySchema = z.union([
+  z.object({ advance_seconds: z.int() }).strict(),
+  z.object({ now: z.iso.datetime({ offset: true }) }).strict(),
+])
+export const ScenarioBodySchema = z
+  .object({
+    operation: z.enum(['createCustomer', 'createToken', '*']),
+    status: z.int().min(400).max(599).optional(),
+    delay_ms: z.int().min(0).max(60_000).optional(),
+    network_error: z.boolean().optional(),
+    times: z.int().min(1).max(1000).optional(),
+  })
+  .strict()

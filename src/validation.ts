@@ -1,0 +1,267 @@
+import type { z } from 'zod'
+import { SandboxError, validationError, type FieldError } from './errors.ts'
+import { SCOPE_PATTERN } from './schemas.ts'
+
+/** Which `Content-Type`s an operation reads a JSON body from. */
+export type BodyTypes = 'json' | 'json-or-text'
+
+/**
+ * Checks the media type: `application/json` (any parameters, any case) always;
+ * with `json-or-text`, also no header and `text/plain`, as `fetch` sends for a
+ * string body when the caller names no type.
+ *
+ * @example
+ * checkContentType('application/json; charset=utf-8', 'json') // passes
+ */
+export function checkContentType(
+  header: string | null,
+  types: BodyTypes,
+): void {
+  const media = header?.split(';', 1)[0]!.trim().toLowerCase()
+  if (media === 'application/json') return
+  if (
+    types === 'json-or-text' &&
+    (media === undefined || media === 'text/plain')
+  ) {
+    return
+  }
+  const accepted =
+    types === 'json'
+      ? '"Content-Type: application/json"'
+      : 'application/json, text/plain or no Content-Type'
+  throw new SandboxError(
+    'unsupported_media_type',
+    header === null
+      ? `Send the body as JSON with ${accepted}.`
+      : `"${header.slice(0, 100)}" is not accepted here; send JSON with ${accepted}.`,
+    { headers: { 'accept-post': 'application/json' } },
+  )
+}
+
+/**
+ * Reads a body of at most `maxBytes`, refusing a larger one from its
+ * `Content-Length` or, while streaming, as soon as it passes the limit,
+ * so that an oversized body is never buffered whole.
+ *
+ * @example
+ * const text = await readBody(request, 1_048_576)
+ */
+export async function readBody(
+  request: Request,
+  maxBytes: number,
+): Promise<string> {
+  const tooLarge = (): SandboxError =>
+    new SandboxError(
+      'payload_too_large',
+      `The request body is larger than ${maxBytes} bytes.`,
+    )
+  const declared = request.headers.get('content-length')
+  if (declared !== null && Number(declared) > maxBytes) throw tooLarge()
+  if (request.body === null) return ''
+
+  const reader = request.body.getReader()
+  const chunks: Uint8Array[] = []
+  let size = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    size += value.byteLength
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => {})
+      throw tooLarge()
+    }
+    chunks.push(value)
+  }
+  const bytes = new Uint8Array(size)
+  let offset = 0
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset)
+    offset += chunk.byteLength
+  }
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes)
+  } catch {
+    throw new SandboxError(
+      'invalid_json',
+      'The request body is not valid UTF-8.',
+    )
+  }
+}
+
+/**
+ * Parses a JSON object, or throws `400 invalid_json` saying what is wrong.
+ *
+ * @example
+ * parseJsonObject('{"name":"Ada"}') // { name: 'Ada' }
+ */
+export function parseJsonObject(text: string): Record<string, unknown> {
+  if (text.trim() === '') {
+    throw new SandboxError(
+      'invalid_json',
+      'The request body is empty; send a JSON object.',
+    )
+  }
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch (error) {
+    const reason = error instanceof SyntaxError ? `: ${error.message}` : ''
+    throw new SandboxError(
+      'invalid_json',
+      `The request body is not valid JSON${reason.slice(0, 200)}.`,
+    )
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    const kind =
+      value === null
+        ? 'null'
+        : Array.isArray(value)
+          ? 'an array'
+          : `a ${typeof value}`
+    throw new SandboxError(
+      'invalid_json',
+      `The request body must be a JSON object, not ${kind}.`,
+    )
+  }
+  return value as Record<string, unknown>
+}
+
+const pointerOf = (path: readonly PropertyKey[]): string =>
+  '/' +
+  path.map((p) => String(p).replace(/~/g, '~0').replace(/\//g, '~1')).join('/')
+
+const labelOf = (path: readonly PropertyKey[]): string =>
+  path.reduce<string>(
+    (label, part) =>
+      typeof part === 'number'
+        ? `${label}[${part}]`
+        : label
+          ? `${label}.${String(part)}`
+          : String(part),
+    '',
+  )
+
+const valueAt = (body: unknown, path: readonly PropertyKey[]): unknown =>
+  path.reduce<unknown>(
+    (value, key) =>
+      value !== null && typeof value === 'object'
+        ? (value as Record<PropertyKey, unknown>)[key]
+        : undefined,
+    body,
+  )
+
+const describe = (value: unknown): string =>
+  value === null
+    ? 'null'
+    : Array.isArray(value)
+      ? 'an array'
+      : `a ${typeof value}`
+
+/** Field-specific wording, so every message names the bounds it enforces. */
+export interface FieldMessages {
+  [field: string]: ((issue: z.core.$ZodIssue) => string) | undefined
+}
+
+/**
+ * Validates a parsed body with a zod schema and maps every issue to the
+ * contract's `errors[]`: one entry per problem, naming the field.
+ *
+ * @example
+ * const body = validateBody(schema, json, { expires_in: () => 'expires_in must be …' })
+ */
+export function validateBody<T>(
+  schema: z.ZodType<T>,
+  body: Record<string, unknown>,
+  messages: FieldMessages = {},
+): T {
+  const result = schema.safeParse(body)
+  if (result.success) return result.data
+  const errors: FieldError[] = []
+  for (const issue of result.error.issues) {
+    if (issue.code === 'unrecognized_keys') {
+      for (const key of issue.keys) {
+        errors.push({
+          field: key,
+          pointer: pointerOf([...issue.path, key]),
+          code: 'unknown_field',
+          message:
+            key === 'id'
+              ? 'id is set by the sandbox and cannot be sent'
+              : `${labelOf([...issue.path, key])} is not a field of this request`,
+        })
+      }
+      continue
+    }
+    const field = String(issue.path[0] ?? '')
+    const label = labelOf(issue.path)
+    const value = valueAt(body, issue.path)
+    let code: string
+    let message: string
+    switch (issue.code) {
+      case 'invalid_type':
+        code =
+          value === undefined
+            ? 'required'
+            : issue.expected === 'int' && typeof value === 'number'
+              ? 'not_integer'
+              : 'invalid_type'
+        message =
+          code === 'required'
+            ? `${label} is required`
+            : code === 'not_integer'
+              ? `${label} must be a whole number`
+              : `${label} must be ${issue.expected === 'int' ? 'an integer' : `a ${issue.expected}`}, not ${describe(value)}`
+        break
+      case 'too_small':
+      case 'too_big':
+        code =
+          issue.origin === 'array'
+            ? issue.code === 'too_small'
+              ? 'too_few'
+              : 'too_many'
+            : issue.origin === 'string'
+              ? issue.code === 'too_small'
+                ? 'too_short'
+                : 'too_long'
+              : 'out_of_range'
+        message =
+          issue.origin === 'string'
+            ? `${label} must be at most ${String((issue as { maximum?: unknown }).maximum)} characters long`
+            : issue.origin === 'array'
+              ? `${label} must list ${issue.code === 'too_small' ? `at least ${String((issue as { minimum?: unknown }).minimum)}` : `at most ${String((issue as { maximum?: unknown }).maximum)}`} entries`
+              : `${label} is out of range`
+        break
+      case 'invalid_format':
+        code = 'invalid_format'
+        message = `${label} must be ${issue.format === 'email' ? 'an email address' : `in ${issue.format} format`}`
+        break
+      case 'invalid_value': {
+        const isScope = typeof value === 'string' && SCOPE_PATTERN.test(value)
+        code = isScope ? 'unknown_scope' : 'invalid_format'
+        message = isScope
+          ? `${label} "${value}" is not in the scope catalog (${issue.values.join(', ')})`
+          : typeof value === 'string'
+            ? `${label} "${value.slice(0, 100)}" is not a scope of the form <resource>:<access> in the catalog (${issue.values.join(', ')})`
+            : `${label} must be one of ${issue.values.join(', ')}`
+        break
+      }
+      case 'custom':
+        code = String(
+          (issue.params as { code?: unknown } | undefined)?.code ?? 'invalid',
+        )
+        message = issue.message
+        break
+      default:
+        code = 'invalid'
+        message = `${label} is invalid`
+    }
+    const special = messages[field]?.(issue)
+    errors.push({
+      field,
+      pointer: pointerOf(issue.path),
+      code,
+      message: special ?? message,
+    })
+  }
+  throw validationError(errors)
+}

@@ -1,0 +1,9 @@
+import { defineConfig } from 'vitest/config'
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    exclude: ['test/**/*.browser.test.ts'],
+    typecheck: { enabled: true, include: ['test/types/**/*.test-d.ts'] },
+  },
+})
