@@ -1,0 +1,99 @@
+import { getResponse } from 'msw'
+import { createSandbox } from '../src/index.ts'
+import type { Sandbox, SandboxOptions } from '../src/index.ts'
+import { DEMO_KEY_ONE } from '../fixtures/demo-keys.ts'
+
+/** A sandbox under test, reached through one adapter. */
+export interface Client {
+  sandbox: Sandbox
+  /** Sends a request to `path` (e.g. `/v1/customers`) on the sandbox's origin. */
+  fetch(path: string, init?: RequestInit): Promise<Response>
+  close(): Promise<void>
+}
+
+/** One way of reaching the sandbox: the contract runs against each. */
+export interface Target {
+  name: string
+  start(options?: SandboxOptions): Promise<Client>
+}
+
+/** Through MSW's `getResponse`, in-process, with no network. */
+export const inProcess: Target = {
+  name: 'in-process (getResponse)',
+  async start(options = {}) {
+    const sandbox = createSandbox({ seed: 1, ...options })
+    await sandbox.ready
+    return {
+      sandbox,
+      async fetch(path, init) {
+        const request = new Request(new URL(path, 'http://sandbox.test'), init)
+        const response = await getResponse(sandbox.handlers, request)
+        if (!response)
+          throw new Error(
+            `No handler answered ${init?.method ?? 'GET'} ${path}`,
+          )
+        // @note MSW turns Response.error() into a rejected fetch; do the same here.
+        if (response.type === 'error') throw new TypeError('Failed to fetch')
+        return response
+      },
+      async close() {},
+    }
+  },
+}
+
+/** Every target the contract suite runs against. */
+export const targets: Target[] = [inProcess]
+
+/** Options of `send`. */
+export interface SendOptions {
+  /** The JSON body; a string is sent as is. */
+  body?: unknown
+  /** The credential for `Authorization: Bearer …`; `null` sends no header. @default DEMO_KEY_ONE */
+  key?: string | null
+  headers?: Record<string, string>
+}
+
+/**
+ * Sends a JSON request the way a consumer would and returns the response
+ * with its parsed body.
+ *
+ * @example
+ * const { status, body } = await send(client, 'POST', '/v1/customers', { body: { name: 'Ada', email: 'ada@example.com' } })
+ */
+export async function send(
+  client: Client,
+  method: string,
+  path: string,
+  { body, key = DEMO_KEY_ONE, headers = {} }: SendOptions = {},
+): Promise<{
+  status: number
+  headers: Headers
+  body: any
+  text: string
+  response: Response
+}> {
+  const init: RequestInit = { method, headers: { ...headers } }
+  const h = init.headers as Record<string, string>
+  if (key !== null && !('authorization' in h) && !('Authorization' in h))
+    h.authorization = `Bearer ${key}`
+  if (body !== undefined) {
+    init.body = typeof body === 'string' ? body : JSON.stringify(body)
+    if (!Object.keys(h).some((name) => name.toLowerCase() === 'content-type'))
+      h['content-type'] = 'application/json'
+  }
+  const response = await client.fetch(path, init)
+  const text = await response.clone().text()
+  let parsed: unknown = undefined
+  try {
+    parsed = text === '' ? undefined : JSON.parse(text)
+  } catch {
+    parsed = undefined
+  }
+  return {
+    status: response.status,
+    headers: response.headers,
+    body: parsed,
+    text,
+    response,
+  }
+}
