@@ -1,9 +1,13 @@
 import { defineConfig } from 'tsdown'
 
 export default defineConfig({
-  entry: { index: 'src/index.ts' },
+  entry: {
+    index: 'src/index.ts',
+    node: 'src/node.ts',
+    bin: 'src/bin.ts',
+  },
   format: 'esm',
   platform: 'neutral',
   dts: true,
-  external: ['msw', /^node:/],
+  deps: { neverBundle: ['msw', /^node:/] },
 })

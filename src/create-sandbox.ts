@@ -18,14 +18,22 @@ import {
 } from './ids.ts'
 import { createJournal } from './journal.ts'
 import { toMswHandlers } from './msw.ts'
-import { resolveOptions, type SandboxOptions } from './options.ts'
+import {
+  resolveOptions,
+  type ResolvedOptions,
+  type SandboxOptions,
+} from './options.ts'
 import { createRateLimiter } from './rate-limit.ts'
 import { createRouter } from './router.ts'
 import type { AccountView, Sandbox, TokenView } from './sandbox.ts'
 import { createScenarios } from './scenarios.ts'
 import {
+  SANDBOX_DATA_FORMAT,
+  SANDBOX_DATA_VERSION,
+  SandboxDataSchema,
   createCustomerBodySchema,
   createTokenBodySchema,
+  type SandboxData,
   type TokenRecord,
 } from './schemas.ts'
 import { maskSecret } from './secrets.ts'
@@ -65,9 +73,13 @@ export function createSandbox(options?: SandboxOptions): Sandbox {
   }
   let faker = createFaker(seed)
 
-  const renew = (): void => {
+  const renew = (
+    populate: (db: Database) => Promise<void> = (db) =>
+      seedDatabase(db, seed, resolved, ctx.clock.now()),
+  ): Promise<void> => {
     const { deterministic, idempotency, rateLimit } = resolved
-    ctx.db = createDatabase({ indexEmails: resolved.uniqueEmail })
+    const db = createDatabase({ indexEmails: resolved.uniqueEmail })
+    ctx.db = db
     ctx.nextId = createIdGenerator({ seed, deterministic })
     ctx.random = deterministic
       ? createSeededRandom(seed, 'latency')
@@ -82,16 +94,10 @@ export function createSandbox(options?: SandboxOptions): Sandbox {
     ctx.clock.reset()
     faker = createFaker(seed ^ 0x5bd1e995)
     seeding = true
-    const db = ctx.db
-    ctx.ready = seedDatabase(
-      db,
-      seed,
-      resolved.fixtures.accounts,
-      resolved.customersPerAccount,
-      ctx.clock.now(),
-    ).then(() => {
+    ctx.ready = populate(db).then(() => {
       if (ctx.db === db) seeding = false
     })
+    return ctx.ready
   }
 
   const readable = (): Database => {
@@ -156,8 +162,7 @@ export function createSandbox(options?: SandboxOptions): Sandbox {
         }
         seed = nextSeed
       }
-      renew()
-      return ctx.ready
+      return renew()
     },
     clock: ctx.clock,
     journal: ctx.journal,
@@ -227,6 +232,34 @@ export function createSandbox(options?: SandboxOptions): Sandbox {
       tokens: sandbox.tokens.list(),
     }),
     assumptions: () => assumptionLedger(resolved),
+    dump() {
+      const db = readable()
+      const copy = <T extends object>(records: readonly T[]): T[] =>
+        records.map((r) => ({ ...r }))
+      return {
+        format: SANDBOX_DATA_FORMAT,
+        version: SANDBOX_DATA_VERSION,
+        seed,
+        clock: { now: ctx.clock.now().toISOString(), frozen: ctx.clock.frozen },
+        accounts: copy(db.accounts.all()),
+        api_keys: copy(db.apiKeys.all()),
+        customers: copy(db.customers.all()),
+        tokens: copy(db.tokens.all()),
+      }
+    },
+    async load(input) {
+      const data = parseSandboxData(input)
+      seed = data.seed
+      await renew(async (db) => {
+        await Promise.all([
+          ...data.accounts.map((r) => db.insertAccount(r)),
+          ...data.api_keys.map((r) => db.insertApiKey(r)),
+          ...data.customers.map((r) => db.insertCustomer(r)),
+          ...data.tokens.map((r) => db.insertToken(r)),
+        ])
+      })
+      if (data.clock.frozen) ctx.clock.set(data.clock.now)
+    },
   }
 
   const router = createRouter(ctx, {
@@ -239,11 +272,29 @@ export function createSandbox(options?: SandboxOptions): Sandbox {
   return sandbox
 }
 
+function parseSandboxData(input: unknown): SandboxData {
+  const result = SandboxDataSchema.safeParse(input)
+  if (result.success) return result.data
+  const format = (input as { format?: unknown } | null)?.format
+  const version = (input as { version?: unknown } | null)?.version
+  if (format === SANDBOX_DATA_FORMAT && version !== SANDBOX_DATA_VERSION) {
+    throw new TypeError(
+      `Failed to load sandbox data: it is version ${String(version)} of the format and this release reads version ${SANDBOX_DATA_VERSION}.`,
+    )
+  }
+  const issue = result.error.issues[0]!
+  throw new TypeError(
+    `Failed to load sandbox data: ${issue.path.join('.') || 'the document'}: ${issue.message}.`,
+  )
+}
+
+// Customers are inserted in batches so that a large seed reports progress.
+const SEED_BATCH = 5000
+
 async function seedDatabase(
   db: Database,
   seed: number,
-  accounts: SandboxContext['options']['fixtures']['accounts'],
-  customersPerAccount: number,
+  options: ResolvedOptions,
   now: Date,
 ): Promise<void> {
   // @note Seeded data draws its ids from streams of its own, so the same seed
@@ -252,15 +303,17 @@ async function seedDatabase(
   const nextId = createIdGenerator({ seed, deterministic: true, salt: 'seed:' })
   const faker = createFaker(seed)
   const createdAt = now.toISOString()
-  const pending: Promise<unknown>[] = []
+  const { accounts } = options.fixtures
+  const total = accounts.length * options.customersPerAccount
+  let done = 0
   for (const account of accounts) {
-    pending.push(
+    const pending: Promise<unknown>[] = [
       db.insertAccount({
         id: account.id,
         name: account.name,
         created_at: createdAt,
       }),
-    )
+    ]
     for (const key of account.apiKeys) {
       pending.push(
         db.insertApiKey({
@@ -272,7 +325,7 @@ async function seedDatabase(
         }),
       )
     }
-    for (const customer of seedCustomers(faker, customersPerAccount)) {
+    for (const customer of seedCustomers(faker, options.customersPerAccount)) {
       pending.push(
         db.insertCustomer({
           id: nextId('customer'),
@@ -282,7 +335,12 @@ async function seedDatabase(
           created_at: createdAt,
         }),
       )
+      if (++done % SEED_BATCH === 0) {
+        await Promise.all(pending.splice(0))
+        options.onSeedProgress?.(done, total)
+      }
     }
+    await Promise.all(pending)
   }
-  await Promise.all(pending)
+  if (total > 0) options.onSeedProgress?.(total, total)
 }

@@ -146,6 +146,27 @@ export interface Problem {
  */
 export type ErrorFormatter = (problem: Problem) => Response
 
+/** Reason phrases of the statuses the sandbox answers with (HTTP/1.1 status lines). */
+export const STATUS_TEXT: Readonly<Record<number, string>> = {
+  200: 'OK',
+  201: 'Created',
+  204: 'No Content',
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  409: 'Conflict',
+  413: 'Content Too Large',
+  415: 'Unsupported Media Type',
+  422: 'Unprocessable Content',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  502: 'Bad Gateway',
+  503: 'Service Unavailable',
+  504: 'Gateway Timeout',
+}
+
 /** The base of the `type` URI of every problem. */
 export const PROBLEM_TYPE_BASE = 'https://customer-token-sandbox.dev/problems/'
 
@@ -158,6 +179,7 @@ export const PROBLEM_TYPE_BASE = 'https://customer-token-sandbox.dev/problems/'
 export const problemJson: ErrorFormatter = (problem) =>
   new Response(JSON.stringify(problem), {
     status: problem.status,
+    statusText: STATUS_TEXT[problem.status] ?? '',
     headers: { 'content-type': 'application/problem+json' },
   })
 

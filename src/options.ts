@@ -2,6 +2,7 @@ import { z } from 'zod'
 import type { ClockAfterSet } from './clock.ts'
 import { problemJson, type ErrorFormatter } from './errors.ts'
 import { isIdOf } from './ids.ts'
+import type { JournalEntry } from './journal.ts'
 import { SCOPE_PATTERN } from './schemas.ts'
 import { DEFAULT_ACCOUNTS, type FixtureAccount } from '../fixtures/demo-keys.ts'
 
@@ -165,6 +166,18 @@ export interface SandboxOptions {
    * @example createSandbox({ adminToken: process.env.SANDBOX_ADMIN_TOKEN })
    */
   adminToken?: string
+  /**
+   * Called after every API request with its journal entry: for logging.
+   * @default undefined
+   * @example createSandbox({ onRequest: (entry) => console.log(entry.method, entry.path, entry.status) })
+   */
+  onRequest?: (entry: JournalEntry) => void
+  /**
+   * Called while seeding, every few thousand customers: for a progress bar.
+   * @default undefined
+   * @example createSandbox({ customersPerAccount: 50_000, onSeedProgress: (done, total) => bar.update(done / total) })
+   */
+  onSeedProgress?: (done: number, total: number) => void
 }
 
 /** The options with every default settled. */
@@ -192,6 +205,8 @@ export interface ResolvedOptions {
   idempotency: { ttlSeconds: number; maxEntries: number }
   journalLimit: number
   adminToken: string | undefined
+  onRequest: ((entry: JournalEntry) => void) | undefined
+  onSeedProgress: ((done: number, total: number) => void) | undefined
 }
 
 /** Scopes every sandbox knows unless `scopes` says otherwise. */
@@ -273,6 +288,14 @@ const OptionsSchema = z
     adminToken: z.string().min(16, {
       message: 'must be at least 16 characters long',
     }),
+    onRequest: z.custom<(entry: JournalEntry) => void>(
+      (value) => typeof value === 'function',
+      { message: 'must be a function (entry) => void' },
+    ),
+    onSeedProgress: z.custom<(done: number, total: number) => void>(
+      (value) => typeof value === 'function',
+      { message: 'must be a function (done, total) => void' },
+    ),
   })
   .partial()
   .strict()
@@ -328,6 +351,8 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
     idempotency: { ttlSeconds: 86_400, maxEntries: 10_000, ...o.idempotency },
     journalLimit: o.journalLimit ?? 1000,
     adminToken: o.adminToken,
+    onRequest: o.onRequest,
+    onSeedProgress: o.onSeedProgress,
   }
   checkConsistency(resolved)
   return resolved

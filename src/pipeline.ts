@@ -5,7 +5,12 @@ import {
   type Principal,
 } from './auth.ts'
 import type { SandboxContext } from './context.ts'
-import { SandboxError, validationError, type ErrorCode } from './errors.ts'
+import {
+  SandboxError,
+  STATUS_TEXT,
+  validationError,
+  type ErrorCode,
+} from './errors.ts'
 import type { JournalEntry, Operation } from './journal.ts'
 import { parseScenarioHeader, type ScenarioEffect } from './scenarios.ts'
 import {
@@ -51,6 +56,7 @@ export function json(
 ): Response {
   return new Response(JSON.stringify(body), {
     status,
+    statusText: STATUS_TEXT[status] ?? '',
     headers: { 'content-type': 'application/json', ...headers },
   })
 }
@@ -98,7 +104,7 @@ function finishExchange(
       response.headers.set(name, value)
     }
   }
-  ctx.journal.record({
+  const entry: JournalEntry = {
     request_id: exchange.requestId,
     operation,
     method: request.method,
@@ -108,7 +114,9 @@ function finishExchange(
     duration_ms:
       Math.round((performance.now() - exchange.started) * 1000) / 1000,
     at: exchange.at.toISOString(),
-  })
+  }
+  ctx.journal.record(entry)
+  ctx.options.onRequest?.(entry)
   return response
 }
 
@@ -363,6 +371,7 @@ async function store(response: Response): Promise<StoredResponse> {
 function replay(stored: StoredResponse): Response {
   const response = new Response(stored.body, {
     status: stored.status,
+    statusText: STATUS_TEXT[stored.status] ?? '',
     headers: stored.headers,
   })
   response.headers.set('idempotent-replayed', 'true')

@@ -4,7 +4,7 @@ import type { SandboxClock } from './clock.ts'
 import type { Journal } from './journal.ts'
 import type { ResolvedOptions } from './options.ts'
 import type { Scenarios } from './scenarios.ts'
-import type { CustomerRecord } from './schemas.ts'
+import type { CustomerRecord, SandboxData } from './schemas.ts'
 
 /** An API key as inspection shows it: masked. */
 export interface ApiKeyView {
@@ -116,4 +116,15 @@ export interface Sandbox {
   state(): SandboxState
   /** The assumption ledger with the values in force. */
   assumptions(): Assumption[]
+  /**
+   * Every record, secrets included, in the versioned `--data-file` format.
+   * @example await writeFile('sandbox.json', JSON.stringify(sandbox.dump()))
+   */
+  dump(): SandboxData
+  /**
+   * Replaces every record with `data` (from `dump()`); throws a `TypeError`
+   * naming the first problem when `data` is not in the format.
+   * @example await sandbox.load(JSON.parse(await readFile('sandbox.json', 'utf8')))
+   */
+  load(data: unknown): Promise<void>
 }

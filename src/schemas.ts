@@ -190,3 +190,23 @@ export const ScenarioBodySchema = z
     times: z.int().min(1).max(1000).optional(),
   })
   .strict()
+
+/** The format of a sandbox's data, as `--data-file` stores it. */
+export const SANDBOX_DATA_FORMAT = 'customer-token-sandbox/data'
+/** The version of the data format this release reads and writes. */
+export const SANDBOX_DATA_VERSION = 1
+
+/** Everything a sandbox holds, secrets included: the `--data-file` format. */
+export const SandboxDataSchema = z.object({
+  format: z.literal(SANDBOX_DATA_FORMAT),
+  version: z.literal(SANDBOX_DATA_VERSION),
+  seed: z.int(),
+  clock: z.object({ now: isoDate, frozen: z.boolean() }),
+  accounts: z.array(AccountRecordSchema),
+  api_keys: z.array(ApiKeyRecordSchema),
+  customers: z.array(CustomerRecordSchema),
+  tokens: z.array(TokenRecordSchema),
+})
+
+/** Everything a sandbox holds, secrets included. */
+export type SandboxData = z.infer<typeof SandboxDataSchema>

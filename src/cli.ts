@@ -1,0 +1,611 @@
+import { readFile } from 'node:fs/promises'
+import { parseArgs, styleText } from 'node:util'
+import packageJson from '../package.json' with { type: 'json' }
+import { DEFAULT_ACCOUNTS, DEMO_KEY_ONE } from '../fixtures/demo-keys.ts'
+import { DataFileError } from './data-file.ts'
+import {
+  createSandboxServer,
+  SandboxStartError,
+  type RequestLog,
+  type SandboxServer,
+  type SandboxServerOptions,
+} from './node.ts'
+
+const NAME = 'customer-token-sandbox'
+
+/** Where the CLI writes; tests pass their own. */
+export interface CliIO {
+  stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number }
+  stderr: NodeJS.WritableStream
+  env: Record<string, string | undefined>
+}
+
+/** Options of `main()`. */
+export interface MainOptions extends Partial<CliIO> {
+  /** The arguments after the program's name. @default process.argv.slice(2) */
+  args?: string[]
+}
+
+/** What `main()` leaves running, if anything. */
+export interface MainResult {
+  /** Set when the CLI is done: the process should exit with it. */
+  exitCode?: number
+  /** Set when a server is running. */
+  server?: SandboxServer
+}
+
+export const USAGE = `Usage: ${NAME} [options]
+
+Serves the Customer and Token Service sandbox over HTTP.
+
+Server
+  --port N                 port, 0 for a free one (default 4100, env PORT)
+  --host HOST              interface (default 127.0.0.1, env HOST); beyond loopback needs --admin-token
+  --admin-token TOKEN      guards /__sandbox/* (env SANDBOX_ADMIN_TOKEN, at least 16 characters)
+  --data-file PATH         keep the data in a JSON file, saved at most 1 s after each change (env SANDBOX_DATA_FILE)
+  --config FILE            read options from a JSON file (same names as the JavaScript options)
+  --log-format pretty|json request log format (default pretty, env SANDBOX_LOG_FORMAT)
+  --quiet                  print the URL only, no banner and no request log
+  -h, --help               show this help
+  -v, --version            show the version
+
+Data
+  --seed N                 faker seed for the seeded data (default 1, env SANDBOX_SEED)
+  --customers N            seeded customers per fixture account (default 25)
+  --deterministic          reproducible ids and secrets from the seed (default off for the server)
+
+Behaviour (the assumption ledger: GET /__sandbox/assumptions)
+  --latency MIN[-MAX]ms    latency added to every API call, e.g. 50-200ms
+  --rate-limit N/WINDOW    per-credential limit, e.g. 100/60s, 10/m, 1000/h
+  --unknown-fields reject|ignore      request fields the interface does not define (default reject)
+  --required-fields LIST   customer fields a request must carry (default name,email)
+  --name-length MIN-MAX    name length after trimming (default 1-200)
+  --email-max-length N     longest email (default 254)
+  --unique-email           409 email_taken for a duplicate email within an account
+  --scopes LIST            the scope catalog (default customers:read,customers:write,tokens:write)
+  --max-scopes N           most scopes per token (default 20)
+  --expires-in SPEC        default=3600,min=60,max=86400 (or a default alone, or MIN-MAX)
+  --no-v1-accepts-tokens   POST /v1/customers takes API keys only
+  --token-issuers api-keys|api-keys-and-tokens   who may mint tokens (default api-keys-and-tokens)
+  --max-body-bytes N       largest request body (default 1048576)
+  --clock-after-set frozen|running    the clock once set or advanced (default frozen)
+  --journal-limit N        requests the journal keeps (default 1000)
+`
+
+/** A mistake in the command line or config: one line, the usage, exit 2. */
+class UsageError extends Error {}
+
+const FLAGS = {
+  port: { type: 'string' },
+  host: { type: 'string' },
+  'admin-token': { type: 'string' },
+  'data-file': { type: 'string' },
+  config: { type: 'string' },
+  'log-format': { type: 'string' },
+  quiet: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'v' },
+  seed: { type: 'string' },
+  customers: { type: 'string' },
+  deterministic: { type: 'boolean' },
+  latency: { type: 'string' },
+  'rate-limit': { type: 'string' },
+  'unknown-fields': { type: 'string' },
+  'required-fields': { type: 'string' },
+  'name-length': { type: 'string' },
+  'email-max-length': { type: 'string' },
+  'unique-email': { type: 'boolean' },
+  scopes: { type: 'string' },
+  'max-scopes': { type: 'string' },
+  'expires-in': { type: 'string' },
+  'v1-accepts-tokens': { type: 'boolean' },
+  'token-issuers': { type: 'string' },
+  'max-body-bytes': { type: 'string' },
+  'clock-after-set': { type: 'string' },
+  'journal-limit': { type: 'string' },
+} as const
+
+const int = (name: string, value: string): number => {
+  if (!/^\d{1,15}$/.test(value.trim()))
+    throw new UsageError(`--${name} must be a whole number (got "${value}")`)
+  return Number(value)
+}
+
+const oneOf = <T extends string>(
+  name: string,
+  value: string,
+  choices: readonly T[],
+): T => {
+  if (!choices.includes(value as T)) {
+    throw new UsageError(
+      `--${name} must be one of ${choices.join(', ')} (got "${value}")`,
+    )
+  }
+  return value as T
+}
+
+const list = (value: string): string[] =>
+  value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+
+/**
+ * Reads `MIN[-MAX]ms`, e.g. `50-200ms` or `100`.
+ *
+ * @example
+ * parseLatency('50-200ms') // { min: 50, max: 200 }
+ */
+export function parseLatency(value: string): { min: number; max: number } {
+  const match = /^(\d+)(?:\s*-\s*(\d+))?\s*(?:ms)?$/.exec(value.trim())
+  if (!match)
+    throw new UsageError(
+      `--latency must look like 100ms or 50-200ms (got "${value}")`,
+    )
+  const min = Number(match[1])
+  return { min, max: match[2] === undefined ? min : Number(match[2]) }
+}
+
+const UNITS: Record<string, number> = {
+  s: 1,
+  sec: 1,
+  second: 1,
+  m: 60,
+  min: 60,
+  minute: 60,
+  h: 3600,
+  hour: 3600,
+}
+
+/**
+ * Reads `N/WINDOW`, e.g. `100/60s`, `10/m`, `1000/1h`.
+ *
+ * @example
+ * parseRateLimit('100/60s') // { limit: 100, windowSeconds: 60 }
+ */
+export function parseRateLimit(value: string): {
+  limit: number
+  windowSeconds: number
+} {
+  const match = /^(\d+)\s*\/\s*(\d+)?\s*([a-z]+)?$/.exec(value.trim())
+  const unit = match?.[3] === undefined ? 1 : UNITS[match[3]]
+  if (
+    !match ||
+    unit === undefined ||
+    (match[2] === undefined && match[3] === undefined)
+  ) {
+    throw new UsageError(
+      `--rate-limit must look like 100/60s, 10/m or 1000/1h (got "${value}")`,
+    )
+  }
+  return {
+    limit: Number(match[1]),
+    windowSeconds: Number(match[2] ?? 1) * unit,
+  }
+}
+
+const parseBounds = (
+  name: string,
+  value: string,
+  keys: readonly string[],
+  single?: string,
+): Record<string, number> => {
+  const range = /^(\d+)\s*-\s*(\d+)$/.exec(value.trim())
+  if (range) return { min: Number(range[1]), max: Number(range[2]) }
+  if (single && /^\d+$/.test(value.trim())) return { [single]: Number(value) }
+  const out: Record<string, number> = {}
+  for (const part of list(value)) {
+    const [key, raw] = part.split('=').map((s) => s.trim())
+    if (
+      key === undefined ||
+      !keys.includes(key) ||
+      raw === undefined ||
+      !/^\d+$/.test(raw)
+    ) {
+      throw new UsageError(
+        `--${name} must look like ${keys.map((k) => `${k}=N`).join(',')} or MIN-MAX (got "${value}")`,
+      )
+    }
+    out[key] = Number(raw)
+  }
+  return out
+}
+
+/** Settings of the CLI beyond the server's options. */
+interface CliSettings {
+  logFormat: 'pretty' | 'json'
+  quiet: boolean
+}
+
+const CONFIG_KEYS = new Set([
+  'port',
+  'host',
+  'adminToken',
+  'dataFile',
+  'logFormat',
+  'quiet',
+  'seed',
+  'customers',
+  'customersPerAccount',
+  'deterministic',
+  'latency',
+  'rateLimit',
+  'unknownFields',
+  'requiredFields',
+  'nameLength',
+  'emailMaxLength',
+  'uniqueEmail',
+  'scopes',
+  'maxScopes',
+  'expiresIn',
+  'v1AcceptsTokens',
+  'tokenIssuers',
+  'maxBodyBytes',
+  'clockAfterSet',
+  'journalLimit',
+  'idempotency',
+  'fixtures',
+  'dataFileDelayMs',
+])
+
+async function readConfig(path: string): Promise<Record<string, unknown>> {
+  let text: string
+  try {
+    text = await readFile(path, 'utf8')
+  } catch (error) {
+    throw new UsageError(
+      `cannot read --config ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    )
+  }
+  let config: unknown
+  try {
+    config = JSON.parse(text)
+  } catch (error) {
+    throw new UsageError(
+      `--config ${path} is not valid JSON: ${(error as Error).message}`,
+    )
+  }
+  if (typeof config !== 'object' || config === null || Array.isArray(config)) {
+    throw new UsageError(`--config ${path} must hold a JSON object of options`)
+  }
+  for (const key of Object.keys(config)) {
+    if (!CONFIG_KEYS.has(key))
+      throw new UsageError(`--config ${path}: unknown option "${key}"`)
+  }
+  const out = { ...(config as Record<string, unknown>) }
+  if (typeof out.latency === 'string') out.latency = parseLatency(out.latency)
+  if (typeof out.rateLimit === 'string')
+    out.rateLimit = parseRateLimit(out.rateLimit)
+  if (out.customers !== undefined) {
+    out.customersPerAccount = out.customers
+    delete out.customers
+  }
+  return out
+}
+
+async function resolveSettings(
+  args: string[],
+  env: CliIO['env'],
+): Promise<{
+  help?: true
+  version?: true
+  options?: SandboxServerOptions
+  settings?: CliSettings
+}> {
+  let values: ReturnType<
+    typeof parseArgs<{ options: typeof FLAGS; allowNegative: true }>
+  >['values']
+  try {
+    values = parseArgs({
+      args,
+      options: FLAGS,
+      strict: true,
+      allowPositionals: false,
+      allowNegative: true,
+    }).values
+  } catch (error) {
+    throw new UsageError(
+      (error as Error).message
+        .split('\n')[0]!
+        .replace(/\. To specify a positional.*$/, ''),
+    )
+  }
+  if (values.help) return { help: true }
+  if (values.version) return { version: true }
+
+  const config =
+    values.config === undefined ? {} : await readConfig(values.config)
+  const options: SandboxServerOptions & Record<string, unknown> = { ...config }
+  const settings: CliSettings = {
+    logFormat: config.logFormat === 'json' ? 'json' : 'pretty',
+    quiet: config.quiet === true,
+  }
+  delete options.logFormat
+  delete options.quiet
+
+  // Environment variables sit between the config file and the flags.
+  const fromEnv: Partial<Record<keyof typeof FLAGS, string>> = {
+    port: env.PORT,
+    host: env.HOST,
+    'admin-token': env.SANDBOX_ADMIN_TOKEN,
+    'data-file': env.SANDBOX_DATA_FILE,
+    'log-format': env.SANDBOX_LOG_FORMAT,
+    seed: env.SANDBOX_SEED,
+  }
+  const v: Record<string, string | boolean | undefined> = {}
+  for (const [key, value] of Object.entries(fromEnv))
+    if (value !== undefined && value !== '') v[key] = value
+  Object.assign(v, values)
+  const str = (key: keyof typeof FLAGS): string | undefined =>
+    v[key] as string | undefined
+
+  if (str('port') !== undefined) options.port = int('port', str('port')!)
+  if (str('host') !== undefined) options.host = str('host')!
+  if (str('admin-token') !== undefined) options.adminToken = str('admin-token')!
+  if (str('data-file') !== undefined) options.dataFile = str('data-file')!
+  if (str('log-format') !== undefined)
+    settings.logFormat = oneOf('log-format', str('log-format')!, [
+      'pretty',
+      'json',
+    ] as const)
+  if (v.quiet) settings.quiet = true
+  if (str('seed') !== undefined) options.seed = int('seed', str('seed')!)
+  if (str('customers') !== undefined)
+    options.customersPerAccount = int('customers', str('customers')!)
+  if (v.deterministic !== undefined)
+    options.deterministic = v.deterministic as boolean
+  if (str('latency') !== undefined)
+    options.latency = parseLatency(str('latency')!)
+  if (str('rate-limit') !== undefined)
+    options.rateLimit = parseRateLimit(str('rate-limit')!)
+  if (str('unknown-fields') !== undefined)
+    options.unknownFields = oneOf('unknown-fields', str('unknown-fields')!, [
+      'reject',
+      'ignore',
+    ] as const)
+  if (str('required-fields') !== undefined) {
+    options.requiredFields = list(str('required-fields')!).map((f) =>
+      oneOf('required-fields', f, ['name', 'email'] as const),
+    )
+  }
+  if (str('name-length') !== undefined)
+    options.nameLength = parseBounds('name-length', str('name-length')!, [
+      'min',
+      'max',
+    ])
+  if (str('email-max-length') !== undefined)
+    options.emailMaxLength = int('email-max-length', str('email-max-length')!)
+  if (v['unique-email'] !== undefined)
+    options.uniqueEmail = v['unique-email'] as boolean
+  if (str('scopes') !== undefined) options.scopes = list(str('scopes')!)
+  if (str('max-scopes') !== undefined)
+    options.maxScopes = int('max-scopes', str('max-scopes')!)
+  if (str('expires-in') !== undefined) {
+    options.expiresIn = parseBounds(
+      'expires-in',
+      str('expires-in')!,
+      ['default', 'min', 'max'],
+      'default',
+    )
+  }
+  if (v['v1-accepts-tokens'] !== undefined)
+    options.v1AcceptsTokens = v['v1-accepts-tokens'] as boolean
+  if (str('token-issuers') !== undefined) {
+    options.tokenIssuers = oneOf('token-issuers', str('token-issuers')!, [
+      'api-keys',
+      'api-keys-and-tokens',
+    ] as const)
+  }
+  if (str('max-body-bytes') !== undefined)
+    options.maxBodyBytes = int('max-body-bytes', str('max-body-bytes')!)
+  if (str('clock-after-set') !== undefined) {
+    options.clockAfterSet = oneOf('clock-after-set', str('clock-after-set')!, [
+      'frozen',
+      'running',
+    ] as const)
+  }
+  if (str('journal-limit') !== undefined)
+    options.journalLimit = int('journal-limit', str('journal-limit')!)
+  return { options, settings }
+}
+
+/**
+ * Runs the CLI: parses `args`, starts the server and prints the banner.
+ * Errors are caught here once and printed as one line.
+ *
+ * @example
+ * const { server, exitCode } = await main({ args: ['--port', '0', '--quiet'] })
+ * await server?.close()
+ */
+export async function main({
+  args = process.argv.slice(2),
+  stdout = process.stdout,
+  stderr = process.stderr,
+  env = process.env,
+}: MainOptions = {}): Promise<MainResult> {
+  const color =
+    Boolean(stdout.isTTY) &&
+    env.NO_COLOR === undefined &&
+    env.FORCE_COLOR !== '0'
+  const paint = (
+    format: Parameters<typeof styleText>[0],
+    text: string,
+  ): string => (color ? styleText(format, text) : text)
+  let resolved: Awaited<ReturnType<typeof resolveSettings>>
+  try {
+    resolved = await resolveSettings(args, env)
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error
+    stderr.write(`${NAME}: ${error.message}\n\n${USAGE}`)
+    return { exitCode: 2 }
+  }
+  if (resolved.help) {
+    stdout.write(USAGE)
+    return { exitCode: 0 }
+  }
+  if (resolved.version) {
+    stdout.write(`${packageJson.version}\n`)
+    return { exitCode: 0 }
+  }
+  const options = resolved.options!
+  const settings = resolved.settings!
+  const json = settings.logFormat === 'json'
+  const line = (record: Record<string, unknown>): void => {
+    stdout.write(
+      `${JSON.stringify({ time: new Date().toISOString(), ...record })}\n`,
+    )
+  }
+
+  const progress = createProgress(stdout, json || settings.quiet, paint)
+  let server: SandboxServer
+  try {
+    server = await createSandboxServer({
+      ...options,
+      onSeedProgress: progress.update,
+      ...(!settings.quiet && {
+        onLog: json
+          ? (log: RequestLog) => line({ event: 'request', ...log })
+          : (log: RequestLog) => stdout.write(formatLog(log, paint)),
+      }),
+      ...(json && {
+        onFlush: (info) =>
+          line({
+            event: 'flush',
+            snapshot_at: info.snapshotAt,
+            customers: info.customers,
+            tokens: info.tokens,
+            bytes: info.bytes,
+          }),
+      }),
+    })
+  } catch (error) {
+    progress.done()
+    if (error instanceof SandboxStartError) {
+      stderr.write(`${NAME}: ${error.message}\n`)
+      return { exitCode: error.exitCode }
+    }
+    if (error instanceof DataFileError) {
+      stderr.write(`${NAME}: ${error.message}\n`)
+      return { exitCode: 1 }
+    }
+    if (error instanceof TypeError || error instanceof RangeError) {
+      // A bad option value: createSandbox says which and how to fix it.
+      stderr.write(
+        `${NAME}: ${error.message.replace(/^Failed to create a sandbox: /, '')}\n\nRun ${NAME} --help for the options.\n`,
+      )
+      return { exitCode: 2 }
+    }
+    throw error
+  }
+  progress.done()
+
+  if (json) {
+    line({
+      event: 'listening',
+      url: server.url,
+      seed: server.sandbox.state().seed,
+      demo_key: DEMO_KEY_ONE,
+      data_file: options.dataFile ?? null,
+      loaded_from_file: server.loadedFromFile,
+    })
+  } else if (settings.quiet) {
+    stdout.write(`${server.url}\n`)
+  } else {
+    stdout.write(banner(server, options, paint))
+  }
+  return { server }
+}
+
+type Paint = (format: Parameters<typeof styleText>[0], text: string) => string
+
+function createProgress(
+  stdout: CliIO['stdout'],
+  silent: boolean,
+  paint: Paint,
+) {
+  const started = performance.now()
+  let shown = false
+  let total = 0
+  return {
+    update(done: number, all: number) {
+      total = all
+      if (silent || !stdout.isTTY || all < 10_000) return
+      const width = 30
+      const filled = Math.round((done / all) * width)
+      stdout.write(
+        `\rSeeding customers ${paint('cyan', '█'.repeat(filled))}${'░'.repeat(width - filled)} ${String(Math.round((done / all) * 100)).padStart(3)}% ${done.toLocaleString('en')}/${all.toLocaleString('en')}`,
+      )
+      shown = true
+    },
+    done() {
+      if (silent || total < 10_000) return
+      const seconds = ((performance.now() - started) / 1000).toFixed(1)
+      stdout.write(
+        `${shown ? '\n' : ''}Seeded ${total.toLocaleString('en')} customers in ${seconds} s\n`,
+      )
+    },
+  }
+}
+
+function formatLog(log: RequestLog, paint: Paint): string {
+  const status = String(log.status)
+  const colour =
+    log.status >= 500 ? 'red' : log.status >= 400 ? 'yellow' : 'green'
+  const time = new Date().toISOString().slice(11, 23)
+  return `${paint('gray', time)} ${log.method.padEnd(6)} ${log.path} ${paint(colour, status)} ${log.duration_ms.toFixed(1)}ms${
+    log.account_id ? ` ${log.account_id}` : ''
+  }${log.credential ? ` ${paint('gray', log.credential)}` : ''}\n`
+}
+
+function banner(
+  server: SandboxServer,
+  options: SandboxServerOptions,
+  paint: Paint,
+): string {
+  const { url, sandbox } = server
+  const state = sandbox.state()
+  const keys = DEFAULT_ACCOUNTS.flatMap((account, index) =>
+    account.apiKeys.map((key) =>
+      key.revoked
+        ? `${key.key}  revoked: always 401 invalid_credentials`
+        : `${key.key}  account ${index === 0 ? 'one' : 'two'} (${account.id})`,
+    ),
+  )
+  const usesDefaultAccounts = options.fixtures === undefined
+  const customer = `curl -sS -X POST ${url}/v1/customers -H 'Authorization: Bearer ${DEMO_KEY_ONE}' -H 'Content-Type: application/json' -d '{"name":"Ada Lovelace","email":"ada@example.com"}'`
+  const token = `curl -sS -X POST ${url}/v2/tokens -H 'Authorization: Bearer ${DEMO_KEY_ONE}' -H 'Content-Type: application/json' -d '{"scopes":["customers:read"],"expires_in":3600}'`
+  const rows: [string, string][] = [
+    ['URL', paint('bold', url)],
+    ['Demo key', paint('bold', DEMO_KEY_ONE)],
+    [
+      'Data',
+      `seed ${state.seed}, ${state.accounts.length} accounts, ${state.customers.length} customers${
+        server.loadedFromFile
+          ? ` (loaded from ${options.dataFile})`
+          : options.dataFile
+            ? ` (saved to ${options.dataFile})`
+            : ''
+      }`,
+    ],
+  ]
+  const out = [
+    `\n${paint('bold', NAME)} ${packageJson.version}: the Customer and Token Service sandbox\n`,
+  ]
+  for (const [label, value] of rows) out.push(`  ${label.padEnd(10)} ${value}`)
+  if (usesDefaultAccounts) {
+    out.push(`  ${'Keys'.padEnd(10)} ${keys[0]}`)
+    for (const key of keys.slice(1)) out.push(`  ${''.padEnd(10)} ${key}`)
+  }
+  out.push(
+    '',
+    '  Create a customer:',
+    `    ${customer}`,
+    '  Create a token:',
+    `    ${token}`,
+    '',
+    `  Sandbox   ${url}/__sandbox/state · /__sandbox/requests · /__sandbox/assumptions · /__sandbox/clock`,
+    `  Stop      Ctrl+C${options.dataFile ? ' (the data file is saved first)' : ''}`,
+    '',
+  )
+  return `${out.join('\n')}\n`
+}
