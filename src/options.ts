@@ -246,7 +246,7 @@ const OptionsSchema = z
     customersPerAccount: z.int().min(0).max(1_000_000),
     unknownFields: z.enum(['reject', 'ignore']),
     requiredFields: z.array(z.enum(['name', 'email'])),
-    nameLength: z.object({ min: z.int().min(0), max: positiveInt() }),
+    nameLength: z.object({ min: z.int().min(0), max: positiveInt() }).partial(),
     emailMaxLength: positiveInt(),
     uniqueEmail: z.boolean(),
     scopes: z
@@ -257,11 +257,13 @@ const OptionsSchema = z
       )
       .min(1),
     maxScopes: positiveInt(1000),
-    expiresIn: z.object({
-      default: positiveInt(),
-      min: positiveInt(),
-      max: positiveInt(),
-    }),
+    expiresIn: z
+      .object({
+        default: positiveInt(),
+        min: positiveInt(),
+        max: positiveInt(),
+      })
+      .partial(),
     v1AcceptsTokens: z.boolean(),
     tokenIssuers: z.enum(['api-keys', 'api-keys-and-tokens']),
     rateLimit: z.union([
@@ -280,10 +282,12 @@ const OptionsSchema = z
     ),
     maxBodyBytes: positiveInt(),
     clockAfterSet: z.enum(['frozen', 'running']),
-    idempotency: z.object({
-      ttlSeconds: positiveInt(),
-      maxEntries: positiveInt(),
-    }),
+    idempotency: z
+      .object({
+        ttlSeconds: positiveInt(),
+        maxEntries: positiveInt(),
+      })
+      .partial(),
     journalLimit: positiveInt(),
     adminToken: z.string().min(16, {
       message: 'must be at least 16 characters long',
