@@ -163,6 +163,7 @@ export async function createSandboxServer(
     })
   }
 
+  const baseOrigin = sandbox.options.baseUrl?.origin
   const fetchHandler = async (request: Request): Promise<Response> => {
     const started = performance.now()
     const origin = request.headers.get('origin')
@@ -182,7 +183,10 @@ export async function createSandboxServer(
         origin,
       )
     }
-    let response = await (sandbox.handle(request) ?? notFound(sandbox, request))
+    // @note With a baseUrl, its path prefix applies on the server's own origin.
+    const routed =
+      baseOrigin === undefined ? request : rebase(request, baseOrigin)
+    let response = await (sandbox.handle(routed) ?? notFound(sandbox, request))
     if (response.type === 'error') {
       // A scenario asked for a network error: drop the connection unanswered.
       const node = (
@@ -263,12 +267,15 @@ export async function createSandboxServer(
         const closed = new Promise<void>((resolve) =>
           server.close(() => resolve()),
         )
+        // Keep-alive connections go idle as their last answers are sent:
+        // close them as they do, and cut what is left after two seconds.
         server.closeIdleConnections()
-        // Give requests under way a moment to finish, then cut what is left.
+        const sweep = setInterval(() => server.closeIdleConnections(), 20)
         const timer = setTimeout(() => {
           for (const socket of sockets) socket.destroy()
         }, 2000)
         await closed
+        clearInterval(sweep)
         clearTimeout(timer)
         await writer?.flush()
       })()
@@ -285,6 +292,17 @@ export class SandboxStartError extends Error {
     this.name = 'SandboxStartError'
     this.exitCode = exitCode
   }
+}
+
+function rebase(request: Request, origin: string): Request {
+  const url = new URL(request.url)
+  return new Request(origin + url.pathname + url.search, {
+    method: request.method,
+    headers: request.headers,
+    body: request.body,
+    // @ts-expect-error Node needs `duplex` to send a streamed body.
+    duplex: 'half',
+  })
 }
 
 function withCors(response: Response, origin: string | null): Response {

@@ -2,6 +2,7 @@ import { getResponse } from 'msw'
 import { createSandbox } from '../src/index.ts'
 import type { Sandbox, SandboxOptions } from '../src/index.ts'
 import { DEMO_KEY_ONE } from '../fixtures/demo-keys.ts'
+import { createSandboxServer } from '../src/node.ts'
 
 /** A sandbox under test, reached through one adapter. */
 export interface Client {
@@ -41,8 +42,27 @@ export const inProcess: Target = {
   },
 }
 
+/** Through the standalone server over a real socket, as curl or a mobile app would. */
+export const overHttp: Target = {
+  name: 'server (HTTP)',
+  async start(options = {}) {
+    // Deterministic like the in-process target, so both answer alike.
+    const server = await createSandboxServer({
+      port: 0,
+      seed: 1,
+      deterministic: true,
+      ...options,
+    })
+    return {
+      sandbox: server.sandbox,
+      fetch: (path, init) => fetch(new URL(path, server.url), init),
+      close: () => server.close(),
+    }
+  },
+}
+
 /** Every target the contract suite runs against. */
-export const targets: Target[] = [inProcess]
+export const targets: Target[] = [inProcess, overHttp]
 
 /** Options of `send`. */
 export interface SendOptions {

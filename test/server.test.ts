@@ -1,0 +1,211 @@
+import { request as httpRequest } from 'node:http'
+import { afterEach, expect, it } from 'vitest'
+import { DEMO_KEY_ONE } from '../fixtures/demo-keys.ts'
+import { createSandboxServer, type SandboxServer } from '../src/node.ts'
+
+const servers: SandboxServer[] = []
+afterEach(async () => {
+  for (const server of servers.splice(0)) await server.close()
+})
+
+const start = async (
+  options: Parameters<typeof createSandboxServer>[0] = {},
+) => {
+  const server = await createSandboxServer({ port: 0, seed: 1, ...options })
+  servers.push(server)
+  return server
+}
+
+const auth = {
+  authorization: `Bearer ${DEMO_KEY_ONE}`,
+  'content-type': 'application/json',
+}
+
+it('answers a CORS preflight from another origin with the headers a browser app needs', async () => {
+  const { url } = await start()
+  const response = await fetch(`${url}/v1/customers`, {
+    method: 'OPTIONS',
+    headers: {
+      origin: 'http://app.example.test',
+      'access-control-request-method': 'POST',
+      'access-control-request-headers':
+        'authorization, content-type, idempotency-key, x-sandbox-scenario',
+    },
+  })
+  expect(response.status).toBe(204)
+  expect(response.headers.get('access-control-allow-origin')).toBe(
+    'http://app.example.test',
+  )
+  const allowed = response.headers
+    .get('access-control-allow-headers')!
+    .toLowerCase()
+  for (const header of [
+    'authorization',
+    'content-type',
+    'idempotency-key',
+    'x-sandbox-scenario',
+  ]) {
+    expect(allowed).toContain(header)
+  }
+  expect(response.headers.get('access-control-allow-methods')).toContain('POST')
+})
+
+it('exposes the sandbox headers to browser apps on every answer', async () => {
+  const { url } = await start()
+  const response = await fetch(`${url}/v1/customers`, {
+    method: 'POST',
+    headers: { origin: 'http://app.example.test' },
+  })
+  expect(response.status).toBe(401)
+  const exposed = response.headers
+    .get('access-control-expose-headers')!
+    .toLowerCase()
+  for (const header of [
+    'x-request-id',
+    'retry-after',
+    'ratelimit',
+    'ratelimit-policy',
+    'idempotent-replayed',
+    'www-authenticate',
+  ]) {
+    expect(exposed.split(/,\s*/)).toContain(header)
+  }
+  expect(response.headers.get('access-control-allow-origin')).toBe(
+    'http://app.example.test',
+  )
+})
+
+it('answers a 404 problem for paths outside the API and the sandbox surface', async () => {
+  const { url } = await start()
+  const response = await fetch(`${url}/customers`)
+  expect(response.status).toBe(404)
+  expect(response.headers.get('content-type')).toBe('application/problem+json')
+  expect(await response.json()).toMatchObject({
+    code: 'not_found',
+    status: 404,
+  })
+})
+
+it('sends reason phrases in the status line', async () => {
+  const { url } = await start()
+  const response = await fetch(`${url}/v1/customers`, {
+    method: 'POST',
+    headers: auth,
+    body: JSON.stringify({ name: 'Ada', email: 'ada@example.com' }),
+  })
+  expect(response.status).toBe(201)
+  expect(response.statusText).toBe('Created')
+})
+
+it('refuses a declared oversized body with 413 before reading it, and closes the connection', async () => {
+  const { port } = await start({ maxBodyBytes: 1024 })
+  const { status, connection } = await new Promise<{
+    status: number
+    connection: string | undefined
+  }>((resolve, reject) => {
+    const req = httpRequest(
+      {
+        port,
+        host: '127.0.0.1',
+        method: 'POST',
+        path: '/v1/customers',
+        headers: { ...auth, 'content-length': String(50 * 1024 * 1024) },
+      },
+      (res) => {
+        res.resume()
+        resolve({ status: res.statusCode!, connection: res.headers.connection })
+      },
+    )
+    req.on('error', reject)
+    // Send only the first chunk: the answer must come without the rest.
+    req.write('{"name":"')
+  })
+  expect(status).toBe(413)
+  expect(connection).toBe('close')
+})
+
+it('cuts off a streamed oversized body with 413', async () => {
+  const { url } = await start({ maxBodyBytes: 1024 })
+  const chunk = new TextEncoder().encode('x'.repeat(512))
+  let sent = 0
+  const body = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (sent++ < 10_000) controller.enqueue(chunk)
+      else controller.close()
+    },
+  })
+  const response = await fetch(`${url}/v1/customers`, {
+    method: 'POST',
+    headers: auth,
+    body,
+    duplex: 'half',
+  } as RequestInit)
+  expect(response.status).toBe(413)
+  expect((await response.json()).code).toBe('payload_too_large')
+  expect(sent).toBeLessThan(10_000)
+})
+
+it('drops the connection for a network_error scenario, so fetch rejects', async () => {
+  const { url, sandbox } = await start()
+  sandbox.scenarios.next('createCustomer', { networkError: true })
+  await expect(
+    fetch(`${url}/v1/customers`, { method: 'POST', headers: auth, body: '{}' }),
+  ).rejects.toThrow(TypeError)
+  const after = await fetch(`${url}/v1/customers`, {
+    method: 'POST',
+    headers: auth,
+    body: JSON.stringify({ name: 'Ada', email: 'ada@example.com' }),
+  })
+  expect(after.status).toBe(201)
+})
+
+it('serves the API under the base path of baseUrl on its own origin', async () => {
+  const { url } = await start({ baseUrl: 'https://api.acme.test/api' })
+  const created = await fetch(`${url}/api/v1/customers`, {
+    method: 'POST',
+    headers: auth,
+    body: JSON.stringify({ name: 'Ada', email: 'ada@example.com' }),
+  })
+  expect(created.status).toBe(201)
+  expect(
+    (await fetch(`${url}/v1/customers`, { method: 'POST', headers: auth }))
+      .status,
+  ).toBe(404)
+})
+
+it('uses random ids and secrets by default, unlike the in-process sandbox', async () => {
+  const [a, b] = await Promise.all([start(), start()])
+  const create = (url: string) =>
+    fetch(`${url}/v1/customers`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ name: 'A', email: 'a@example.com' }),
+    }).then((r) => r.json() as Promise<{ id: string }>)
+  expect((await create(a.url)).id).not.toBe((await create(b.url)).id)
+  // The seeded data is the same for the same seed all the same.
+  const seeded = (server: SandboxServer) =>
+    server.sandbox.customers
+      .list()
+      .filter((customer) => customer.name !== 'A')
+      .map(({ id, name, email }) => ({ id, name, email }))
+  expect(seeded(a)).toEqual(seeded(b))
+})
+
+it('closes gracefully: requests under way finish, then the port is free', async () => {
+  const server = await createSandboxServer({ port: 0 })
+  const pending = fetch(`${server.url}/v1/customers`, {
+    method: 'POST',
+    headers: { ...auth, 'x-sandbox-scenario': 'delay_ms=200' },
+    body: JSON.stringify({ name: 'Ada', email: 'ada@example.com' }),
+  })
+  await new Promise((resolve) => setTimeout(resolve, 50))
+  await server.close()
+  expect((await pending).status).toBe(201)
+  await expect(fetch(`${server.url}/__sandbox/health`)).rejects.toThrow()
+})
+
+it('refuses to listen beyond loopback without an admin token', async () => {
+  await expect(
+    createSandboxServer({ host: '0.0.0.0', port: 0 }),
+  ).rejects.toThrow(/Refusing to listen on 0\.0\.0\.0/)
+})
