@@ -8,6 +8,8 @@ import {
   ResetBodySchema,
   ScenarioBodySchema,
 } from '../src/schemas.ts'
+import packageJson from '../package.json' with { type: 'json' }
+import { createOpenApiDocument } from '../src/openapi.ts'
 import type { Scenario } from '../src/scenarios.ts'
 import { runSurface, type SurfaceCall } from '../src/surface.ts'
 
@@ -40,6 +42,8 @@ export function sandboxRoutes(ctx: SandboxContext, sandbox: Sandbox): Route[] {
     path: `/__sandbox/${path}`,
     resolve: (request, url) => runSurface(ctx, request, url, resolve),
   })
+  // Built on the first request for it: most sandboxes never serve it.
+  let document: string | undefined
   const clockNow = (): Response =>
     json(200, {
       now: sandbox.clock.now().toISOString(),
@@ -139,5 +143,18 @@ export function sandboxRoutes(ctx: SandboxContext, sandbox: Sandbox): Route[] {
     route('GET', 'assumptions', () =>
       json(200, { assumptions: sandbox.assumptions() }),
     ),
+    {
+      method: 'GET',
+      path: '/openapi.json',
+      resolve: (request, url) =>
+        runSurface(ctx, request, url, () => {
+          document ??= JSON.stringify(
+            createOpenApiDocument(ctx.options, packageJson.version),
+          )
+          return new Response(document, {
+            headers: { 'content-type': 'application/json' },
+          })
+        }),
+    },
   ]
 }

@@ -3,6 +3,7 @@ import { createSandbox } from '../src/index.ts'
 import type { Sandbox, SandboxOptions } from '../src/index.ts'
 import { DEMO_KEY_ONE } from '../fixtures/demo-keys.ts'
 import { createSandboxServer } from '../src/node.ts'
+import { checkResponse } from './_openapi.ts'
 
 /** A sandbox under test, reached through one adapter. */
 export interface Client {
@@ -35,6 +36,12 @@ export const inProcess: Target = {
           )
         // @note MSW turns Response.error() into a rejected fetch; do the same here.
         if (response.type === 'error') throw new TypeError('Failed to fetch')
+        await checkResponse(
+          sandbox,
+          request.method,
+          new URL(request.url),
+          response,
+        )
         return response
       },
       async close() {},
@@ -55,7 +62,17 @@ export const overHttp: Target = {
     })
     return {
       sandbox: server.sandbox,
-      fetch: (path, init) => fetch(new URL(path, server.url), init),
+      async fetch(path, init) {
+        const url = new URL(path, server.url)
+        const response = await fetch(url, init)
+        await checkResponse(
+          server.sandbox,
+          init?.method ?? 'GET',
+          url,
+          response,
+        )
+        return response
+      },
       close: () => server.close(),
     }
   },

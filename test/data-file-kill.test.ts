@@ -17,10 +17,10 @@ interface Ack {
 /** Creates customers from `workers` concurrent loops until `stop()` is called. */
 function burst(url: string, workers: number) {
   const acks: Ack[] = []
-  let stopped = false
+  const state = { stopped: false }
   let n = 0
   const loop = async (): Promise<void> => {
-    while (!stopped) {
+    while (!state.stopped) {
       try {
         const response = await fetch(`${url}/v1/customers`, {
           method: 'POST',
@@ -46,7 +46,7 @@ function burst(url: string, workers: number) {
   return {
     acks,
     stop: async () => {
-      stopped = true
+      state.stopped = true
       await done
     },
   }

@@ -1,0 +1,656 @@
+import { z } from 'zod'
+import { createFaker, seedCustomers } from '../fixtures/seed.ts'
+import { LEDGER } from './assumptions.ts'
+import { ERROR_REGISTRY, PROBLEM_TYPE_BASE, type ErrorCode } from './errors.ts'
+import { createIdGenerator } from './ids.ts'
+import type { ResolvedOptions } from './options.ts'
+import {
+  ApiKeyBodySchema,
+  ClockBodySchema,
+  CustomerSchema,
+  ResetBodySchema,
+  ScenarioBodySchema,
+  TokenSchema,
+  createCustomerBodySchema,
+  createTokenBodySchema,
+} from './schemas.ts'
+
+type JsonObject = Record<string, unknown>
+
+const jsonSchema = (
+  schema: z.ZodType,
+  io: 'input' | 'output' = 'output',
+): JsonObject => {
+  const { $schema: _, ...rest } = z.toJSONSchema(schema, {
+    io,
+    unrepresentable: 'any',
+  }) as JsonObject
+  return rest
+}
+
+/** Response shapes of the sandbox's own surface, documented and checked in tests. */
+const SurfaceSchemas = {
+  Health: z.object({ status: z.literal('ok') }),
+  Clock: z.object({ now: z.iso.datetime(), frozen: z.boolean() }),
+  Reset: z.object({
+    status: z.literal('reset'),
+    seed: z.int(),
+    now: z.iso.datetime(),
+  }),
+  CreatedApiKey: z.object({ api_key: z.string(), account_id: z.string() }),
+  Scenario: z.object({
+    id: z.string(),
+    operation: z.enum(['createCustomer', 'createToken', '*']),
+    status: z.int().nullable(),
+    delay_ms: z.int().nullable(),
+    network_error: z.boolean(),
+    remaining: z.int(),
+  }),
+  JournalEntry: z.object({
+    request_id: z.string(),
+    operation: z.enum(['createCustomer', 'createToken']).nullable(),
+    method: z.string(),
+    path: z.string(),
+    status: z.int(),
+    code: z.string().nullable(),
+    account_id: z.string().nullable(),
+    credential: z.string().nullable(),
+    duration_ms: z.number(),
+    at: z.iso.datetime(),
+    scenario: z.string().nullable(),
+    replayed: z.boolean(),
+  }),
+  Assumption: z.object({
+    id: z.string(),
+    interface: z.string(),
+    default: z.string(),
+    option: z.string().nullable(),
+    value: z.unknown(),
+  }),
+  State: z.object({
+    now: z.iso.datetime(),
+    seed: z.int(),
+    accounts: z.array(
+      z.object({
+        id: z.string(),
+        name: z.string(),
+        created_at: z.iso.datetime(),
+        api_keys: z.array(
+          z.object({
+            id: z.string(),
+            key: z.string(),
+            revoked: z.boolean(),
+            created_at: z.iso.datetime(),
+          }),
+        ),
+        customer_count: z.int(),
+        token_count: z.int(),
+      }),
+    ),
+    customers: z.array(
+      z.object({
+        id: z.string(),
+        account_id: z.string(),
+        name: z.string().optional(),
+        email: z.string().optional(),
+        created_at: z.iso.datetime(),
+      }),
+    ),
+    tokens: z.array(
+      z.object({
+        id: z.string(),
+        account_id: z.string(),
+        token: z.string(),
+        scopes: z.array(z.string()),
+        expires_in: z.int(),
+        expires_at: z.iso.datetime(),
+        created_at: z.iso.datetime(),
+        issued_by: z.string(),
+        expired: z.boolean(),
+      }),
+    ),
+  }),
+}
+
+const assumption = (id: string): string => {
+  const item = LEDGER.find((entry) => entry.id === id)
+  return item
+    ? `Sandbox assumption \`${id}\`: ${item.default}${item.option ? ` (option \`${item.option}\`)` : ''}`
+    : ''
+}
+
+const header = (
+  description: string,
+  schema: JsonObject = { type: 'string' },
+) => ({ description, schema })
+
+const HEADERS = {
+  XRequestId: header(
+    'The id of this request, also in error bodies and the journal.',
+    { type: 'string', pattern: '^req_' },
+  ),
+  IdempotentReplayed: header(
+    '`true` when this answer replays the first answer to the same Idempotency-Key.',
+    {
+      type: 'string',
+      enum: ['true'],
+    },
+  ),
+  WWWAuthenticate: header(
+    'The RFC 6750 Bearer challenge, with `error` and `scope` where they apply.',
+  ),
+  RetryAfter: header('Seconds to wait before trying again.', {
+    type: 'string',
+    pattern: '^\\d+$',
+  }),
+  RateLimit: header(
+    'IETF draft RateLimit: the remaining quota and seconds to reset, e.g. `"default";r=99;t=30`.',
+  ),
+  RateLimitPolicy: header(
+    'IETF draft RateLimit-Policy: the quota and window, e.g. `"default";q=100;w=60`.',
+  ),
+}
+
+const HEADER_NAMES: Record<keyof typeof HEADERS, string> = {
+  XRequestId: 'X-Request-Id',
+  IdempotentReplayed: 'Idempotent-Replayed',
+  WWWAuthenticate: 'WWW-Authenticate',
+  RetryAfter: 'Retry-After',
+  RateLimit: 'RateLimit',
+  RateLimitPolicy: 'RateLimit-Policy',
+}
+
+const headerRefs = (names: (keyof typeof HEADERS)[]) =>
+  Object.fromEntries(
+    (['XRequestId', ...names] as const).map((name) => [
+      HEADER_NAMES[name],
+      { $ref: `#/components/headers/${name}` },
+    ]),
+  )
+
+const problemResponse = (
+  codes: readonly ErrorCode[],
+  headers: (keyof typeof HEADERS)[] = [],
+) => ({
+  description: codes
+    .map((code) => `\`${code}\`: ${ERROR_REGISTRY[code].when}`)
+    .join('\n\n'),
+  headers: headerRefs(headers),
+  content: {
+    'application/problem+json': {
+      schema: {
+        allOf: [
+          { $ref: '#/components/schemas/Problem' },
+          {
+            type: 'object',
+            properties: { code: { type: 'string', enum: codes } },
+          },
+        ],
+      },
+    },
+  },
+})
+
+const AUTH_ERRORS = {
+  '401': problemResponse(
+    ['missing_credentials', 'invalid_credentials', 'token_expired'],
+    ['WWWAuthenticate'],
+  ),
+  '403': problemResponse(['insufficient_scope'], ['WWWAuthenticate']),
+}
+
+const SIMULATED = {
+  description: `\`simulated_failure\` (any status a scenario asks for, 500 and 503 typically; 503 carries Retry-After): ${ERROR_REGISTRY.simulated_failure.when}`,
+  headers: {
+    'X-Request-Id': { $ref: '#/components/headers/XRequestId' },
+    'Retry-After': { $ref: '#/components/headers/RetryAfter' },
+  },
+  content: {
+    'application/problem+json': {
+      schema: { $ref: '#/components/schemas/Problem' },
+    },
+  },
+}
+
+const okJson = (description: string, schema: JsonObject, status = 200) => ({
+  [status]: {
+    description,
+    headers: { 'X-Request-Id': { $ref: '#/components/headers/XRequestId' } },
+    content: { 'application/json': { schema } },
+  },
+})
+
+const ref = (name: string): JsonObject => ({
+  $ref: `#/components/schemas/${name}`,
+})
+
+/**
+ * The OpenAPI 3.1 document of exactly what one sandbox answers, generated
+ * from the zod schemas its handlers validate with and the options in force.
+ *
+ * @example
+ * const document = createOpenApiDocument(sandbox.options)
+ * document.paths['/v1/customers'].post.requestBody
+ */
+export function createOpenApiDocument(
+  options: ResolvedOptions,
+  version = '0.0.0',
+): JsonObject {
+  const faker = createFaker(1)
+  const [sample] = seedCustomers(faker, 1)
+  const sampleId = createIdGenerator({
+    seed: 1,
+    deterministic: true,
+    salt: 'seed:',
+  })('customer')
+  const customerRequest = jsonSchema(
+    createCustomerBodySchema(options),
+    'input',
+  ) as JsonObject & {
+    properties: Record<string, JsonObject>
+  }
+  customerRequest.properties.name = {
+    ...customerRequest.properties.name,
+    description: `The customer's name, echoed exactly as sent. ${options.nameLength.min}–${options.nameLength.max} characters after trimming whitespace.`,
+    'x-sandbox-assumption': 'customer.name-constraints',
+  }
+  customerRequest.properties.email = {
+    ...customerRequest.properties.email,
+    description:
+      'A practical email address (local@domain.tld), echoed exactly as sent.',
+    'x-sandbox-assumption': 'customer.email-constraints',
+  }
+  const tokenRequest = jsonSchema(
+    createTokenBodySchema(options),
+    'input',
+  ) as JsonObject & {
+    properties: Record<string, JsonObject>
+  }
+  tokenRequest.properties.scopes = {
+    ...tokenRequest.properties.scopes,
+    uniqueItems: true,
+    description:
+      'Distinct scopes from the catalog, each `<resource>:<access>`.',
+    'x-sandbox-assumption': 'token.scope-catalog',
+  }
+  tokenRequest.properties.expires_in = {
+    ...tokenRequest.properties.expires_in,
+    default: options.expiresIn.default,
+    description: `Lifetime in seconds, from ${options.expiresIn.min} to ${options.expiresIn.max}; ${options.expiresIn.default} when omitted.`,
+    'x-sandbox-assumption': 'token.expires-in',
+  }
+  const idempotencyKey = {
+    name: 'Idempotency-Key',
+    in: 'header',
+    required: false,
+    description: assumption('idempotency'),
+    schema: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 255,
+      pattern: '^[\\x20-\\x7e]+$',
+    },
+  }
+  const scenarioHeader = {
+    name: 'X-Sandbox-Scenario',
+    in: 'header',
+    required: false,
+    description:
+      'Sandbox only: `status=<400-599>`, `delay_ms=<0-60000>` or `network_error`, joined with `;`, for this request alone.',
+    schema: { type: 'string' },
+  }
+  const common = (names: (keyof typeof HEADERS)[] = []) => headerRefs(names)
+  const operationErrors = (extra: Record<string, unknown>) => ({
+    '400': problemResponse(['invalid_json']),
+    ...AUTH_ERRORS,
+    '413': problemResponse(['payload_too_large']),
+    '415': problemResponse(['unsupported_media_type']),
+    '429': problemResponse(
+      ['rate_limited'],
+      ['RetryAfter', 'RateLimit', 'RateLimitPolicy'],
+    ),
+    ...extra,
+    default: SIMULATED,
+  })
+
+  const surface = (
+    summary: string,
+    responses: JsonObject,
+    body?: JsonObject,
+  ) => ({
+    tags: ['Sandbox'],
+    summary,
+    operationId: `sandbox${summary.replace(/[^A-Za-z]+(.)?/g, (_, c: string | undefined) => (c ?? '').toUpperCase())}`,
+    security: options.adminToken === undefined ? [] : [{ adminToken: [] }],
+    ...(body && {
+      requestBody: {
+        required: false,
+        content: { 'application/json': { schema: body } },
+      },
+    }),
+    responses: {
+      ...responses,
+      ...(options.adminToken !== undefined && {
+        '401': problemResponse(
+          ['missing_credentials', 'invalid_credentials'],
+          ['WWWAuthenticate'],
+        ),
+      }),
+      '400': problemResponse(['invalid_json']),
+      '422': problemResponse(['validation_failed']),
+    },
+  })
+  const noContent = { '204': { description: 'Done.', headers: common() } }
+
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Customer and Token Service (sandbox)',
+      version,
+      summary: 'What the customer-token-sandbox answers, gap by gap.',
+      description:
+        'The two operations of the Customer and Token Service as the sandbox imitates them, with every assumption it makes where the interface says "not shown" (see `GET /__sandbox/assumptions` and the `x-sandbox-assumption` fields), and the sandbox\'s own calls under `/__sandbox/`.',
+      license: { name: 'MIT', identifier: 'MIT' },
+    },
+    servers: [
+      {
+        url: options.baseUrl
+          ? options.baseUrl.href.replace(/\/$/, '')
+          : 'http://127.0.0.1:4100',
+        description: 'The sandbox',
+      },
+    ],
+    security: [{ bearerAuth: [] }],
+    tags: [
+      { name: 'Customers', description: 'Version 1: customer records.' },
+      { name: 'Tokens', description: 'Version 2: scoped, expiring tokens.' },
+      {
+        name: 'Sandbox',
+        description:
+          "The sandbox's own surface: inspection, reset, keys, the journal, the clock, scenarios and the assumption ledger. Not part of the imitated API.",
+      },
+    ],
+    paths: {
+      '/v1/customers': {
+        post: {
+          tags: ['Customers'],
+          summary: 'Create a customer',
+          operationId: 'createCustomer',
+          description: `Needs \`customers:write\` (API keys have every scope${options.v1AcceptsTokens ? '; tokens with it are accepted' : '; tokens are refused'}). ${assumption('customer.success-status')}`,
+          parameters: [idempotencyKey, scenarioHeader],
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': {
+                schema: ref('CreateCustomerRequest'),
+                example: { name: sample!.name, email: sample!.email },
+              },
+            },
+          },
+          responses: {
+            '201': {
+              description: 'The customer, exactly `{ id, name, email }`.',
+              headers: common([
+                'IdempotentReplayed',
+                'RateLimit',
+                'RateLimitPolicy',
+              ]),
+              content: { 'application/json': { schema: ref('Customer') } },
+            },
+            ...operationErrors({
+              '409': problemResponse(
+                ['email_taken', 'idempotency_in_progress'],
+                ['RetryAfter'],
+              ),
+              '422': problemResponse([
+                'validation_failed',
+                'idempotency_key_reused',
+              ]),
+            }),
+          },
+        },
+      },
+      '/v2/tokens': {
+        post: {
+          tags: ['Tokens'],
+          summary: 'Create a token',
+          operationId: 'createToken',
+          description: `Needs an API key, or a token with \`tokens:write\`. ${assumption('auth.token-issuers')} ${assumption('token.content-type')}`,
+          parameters: [idempotencyKey, scenarioHeader],
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': {
+                schema: ref('CreateTokenRequest'),
+                example: {
+                  scopes: ['customers:read'],
+                  expires_in: options.expiresIn.default,
+                },
+              },
+              'text/plain': {
+                schema: {
+                  type: 'string',
+                  description: 'The same JSON, as fetch sends a string body.',
+                },
+              },
+            },
+          },
+          responses: {
+            '201': {
+              description:
+                'The token record; the secret appears in this answer only.',
+              headers: {
+                ...common([
+                  'IdempotentReplayed',
+                  'RateLimit',
+                  'RateLimitPolicy',
+                ]),
+                'Cache-Control': header(
+                  '`no-store`: the answer carries a secret.',
+                  { type: 'string', enum: ['no-store'] },
+                ),
+              },
+              content: { 'application/json': { schema: ref('Token') } },
+            },
+            ...operationErrors({
+              '409': problemResponse(
+                ['idempotency_in_progress'],
+                ['RetryAfter'],
+              ),
+              '422': problemResponse([
+                'validation_failed',
+                'idempotency_key_reused',
+              ]),
+            }),
+          },
+        },
+      },
+      '/__sandbox/health': {
+        get: {
+          ...surface('Health check', okJson('Up.', ref('SandboxHealth'))),
+          security: [],
+        },
+      },
+      '/__sandbox/state': {
+        get: surface(
+          'Inspect state',
+          okJson(
+            'Accounts, customers and tokens; secrets masked.',
+            ref('SandboxState'),
+          ),
+        ),
+      },
+      '/__sandbox/reset': {
+        post: surface(
+          'Reset to the seed',
+          okJson(
+            'Back to the fixtures and the seeded data.',
+            ref('SandboxReset'),
+          ),
+          jsonSchema(ResetBodySchema, 'input'),
+        ),
+      },
+      '/__sandbox/api-keys': {
+        post: surface(
+          'Mint an API key',
+          okJson(
+            'A new account and its key (shown this once).',
+            ref('SandboxCreatedApiKey'),
+            201,
+          ),
+          jsonSchema(ApiKeyBodySchema, 'input'),
+        ),
+      },
+      '/__sandbox/requests': {
+        get: {
+          ...surface(
+            'Read the journal',
+            okJson('Requests, newest first.', {
+              type: 'object',
+              properties: {
+                requests: { type: 'array', items: ref('SandboxJournalEntry') },
+              },
+              required: ['requests'],
+            }),
+          ),
+          parameters: [
+            {
+              name: 'limit',
+              in: 'query',
+              required: false,
+              schema: { type: 'integer', minimum: 0 },
+            },
+          ],
+        },
+        delete: surface('Clear the journal', noContent),
+      },
+      '/__sandbox/clock': {
+        get: surface(
+          'Read the clock',
+          okJson('The sandbox time.', ref('SandboxClock')),
+        ),
+        post: surface(
+          'Set or advance the clock',
+          okJson('The new sandbox time.', ref('SandboxClock')),
+          jsonSchema(ClockBodySchema, 'input'),
+        ),
+      },
+      '/__sandbox/scenarios': {
+        get: surface(
+          'List scenarios',
+          okJson('Queued scenarios.', {
+            type: 'object',
+            properties: {
+              scenarios: { type: 'array', items: ref('SandboxScenario') },
+            },
+            required: ['scenarios'],
+          }),
+        ),
+        post: surface(
+          'Queue a scenario',
+          okJson('The queued scenario.', ref('SandboxScenario'), 201),
+          jsonSchema(ScenarioBodySchema, 'input'),
+        ),
+        delete: surface('Clear scenarios', noContent),
+      },
+      '/__sandbox/assumptions': {
+        get: surface(
+          'Read the assumption ledger',
+          okJson('Every "not shown" item of the interface.', {
+            type: 'object',
+            properties: {
+              assumptions: { type: 'array', items: ref('SandboxAssumption') },
+            },
+            required: ['assumptions'],
+          }),
+        ),
+      },
+      '/openapi.json': {
+        get: {
+          ...surface(
+            'Read this document',
+            okJson('This OpenAPI document.', { type: 'object' }),
+          ),
+          security: [],
+        },
+      },
+    },
+    components: {
+      securitySchemes: {
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          description: `An API key (\`sk_test_\` and 24 base62 characters: every scope) or a token from POST /v2/tokens. ${assumption('auth.obtaining-keys')}`,
+        },
+        ...(options.adminToken !== undefined && {
+          adminToken: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'The admin token that guards /__sandbox/.',
+          },
+        }),
+      },
+      headers: HEADERS,
+      schemas: {
+        CreateCustomerRequest: customerRequest,
+        Customer: {
+          ...jsonSchema(CustomerSchema),
+          example: { id: sampleId, name: sample!.name, email: sample!.email },
+        },
+        CreateTokenRequest: tokenRequest,
+        Token: {
+          ...jsonSchema(TokenSchema),
+          example: {
+            id: 'tkn_2kR9vQe8LmX4Zp',
+            token: 'tok_test_…(32 base62 characters, shown once)',
+            token_type: 'Bearer',
+            scopes: ['customers:read'],
+            expires_in: 3600,
+            expires_at: '2026-11-22T12:00:00.000Z',
+            created_at: '2026-11-22T11:00:00.000Z',
+          },
+        },
+        Problem: {
+          type: 'object',
+          description: `RFC 9457 problem details. ${assumption('errors.shape')}`,
+          required: ['type', 'title', 'status', 'detail', 'code', 'request_id'],
+          properties: {
+            type: {
+              type: 'string',
+              format: 'uri',
+              description: `\`${PROBLEM_TYPE_BASE}<code>\``,
+            },
+            title: { type: 'string' },
+            status: { type: 'integer', minimum: 400, maximum: 599 },
+            detail: { type: 'string' },
+            code: { type: 'string', enum: Object.keys(ERROR_REGISTRY) },
+            request_id: { type: 'string', pattern: '^req_' },
+            errors: { type: 'array', items: ref('FieldError') },
+          },
+        },
+        FieldError: {
+          type: 'object',
+          required: ['field', 'code', 'message'],
+          properties: {
+            field: {
+              type: 'string',
+              description: 'The top-level field or header at fault.',
+            },
+            pointer: {
+              type: 'string',
+              description: 'RFC 6901 pointer into the body.',
+            },
+            code: { type: 'string' },
+            message: { type: 'string' },
+          },
+        },
+        ...Object.fromEntries(
+          Object.entries(SurfaceSchemas).map(([name, schema]) => [
+            `Sandbox${name}`,
+            jsonSchema(schema),
+          ]),
+        ),
+      },
+    },
+  }
+}
