@@ -352,14 +352,23 @@ export function createOpenApiDocument(
         'The two operations of the Customer and Token Service as the sandbox imitates them, with every assumption it makes where the interface says "not shown" (see `GET /__sandbox/assumptions` and the `x-sandbox-assumption` fields), and the sandbox\'s own calls under `/__sandbox/`.',
       license: { name: 'MIT', identifier: 'MIT' },
     },
-    servers: [
-      {
-        url: options.baseUrl
-          ? options.baseUrl.href.replace(/\/$/, '')
-          : 'http://127.0.0.1:4100',
-        description: 'The sandbox',
-      },
-    ],
+    servers: options.baseUrl
+      ? [
+          {
+            url: options.baseUrl.href.replace(/\/$/, ''),
+            description: 'The API as the sandbox imitates it',
+          },
+        ]
+      : [
+          {
+            url: '/',
+            description: 'The origin this document was fetched from',
+          },
+          {
+            url: 'http://127.0.0.1:4100',
+            description: 'The standalone server on its default port',
+          },
+        ],
     security: [{ bearerAuth: [] }],
     tags: [
       { name: 'Customers', description: 'Version 1: customer records.' },
