@@ -65,7 +65,10 @@ export const createToken: OperationSpec = {
     do id = ctx.nextId('token')
     while (!db.reserve(id))
     try {
-      const expiresAt = new Date(now.getTime() + expiresIn * 1000).toISOString()
+      // The expired-tokens persona mints tokens that expire as they are made.
+      const lifetimeMs =
+        principal.persona === 'expired-tokens' ? 0 : expiresIn * 1000
+      const expiresAt = new Date(now.getTime() + lifetimeMs).toISOString()
       const createdAt = now.toISOString()
       const record = await db.insertToken({
         id,

@@ -1,5 +1,6 @@
 import type { Database } from './db.ts'
 import { SandboxError } from './errors.ts'
+import { READ_ONLY_SCOPES, type Persona } from './personas.ts'
 import { constantTimeEqual, maskSecret } from './secrets.ts'
 
 /** The realm of every `WWW-Authenticate` challenge. */
@@ -19,6 +20,8 @@ export interface Principal {
   masked: string
   /** The raw credential, for rate limiting; never logged. */
   secret: string
+  /** How a persona key behaves, if it is one. */
+  persona: Persona | undefined
 }
 
 // RFC 7235 token for the scheme, RFC 6750 b64token for the credential.
@@ -94,10 +97,12 @@ export function authenticate(
         kind: 'api-key',
         id: candidate.record.id,
         accountId: candidate.record.account_id,
-        scopes: 'all',
+        scopes:
+          candidate.record.persona === 'read-only' ? READ_ONLY_SCOPES : 'all',
         expiresAt: undefined,
         masked: bearer.masked,
         secret: bearer.credential,
+        persona: candidate.record.persona,
       }
     } else {
       found = {
@@ -108,6 +113,7 @@ export function authenticate(
         expiresAt: Date.parse(candidate.record.expires_at),
         masked: bearer.masked,
         secret: bearer.credential,
+        persona: undefined,
       }
     }
   }

@@ -32,6 +32,8 @@ export interface SandboxContext {
   random: RandomSource
   idempotency: IdempotencyStore
   rateLimiter: RateLimiter | undefined
+  /** The window of the `rate-limited` persona key. */
+  personaLimiter: RateLimiter
   /** Settles when the current seeding is done; every resolver awaits it. */
   ready: Promise<void>
 }

@@ -24,6 +24,7 @@ import {
   type SandboxOptions,
 } from './options.ts'
 import { createRateLimiter } from './rate-limit.ts'
+import { PERSONA_RATE_LIMIT } from './personas.ts'
 import { createRouter } from './router.ts'
 import type { AccountView, Sandbox, TokenView } from './sandbox.ts'
 import { createScenarios } from './scenarios.ts'
@@ -69,6 +70,7 @@ export function createSandbox(options?: SandboxOptions): Sandbox {
     random: createCryptoRandom(),
     idempotency: createIdempotencyStore({ ttlMs: 0, maxEntries: 1 }),
     rateLimiter: undefined,
+    personaLimiter: createRateLimiter(PERSONA_RATE_LIMIT),
     ready: Promise.resolve(),
   }
   let faker = createFaker(seed)
@@ -89,6 +91,7 @@ export function createSandbox(options?: SandboxOptions): Sandbox {
       maxEntries: idempotency.maxEntries,
     })
     ctx.rateLimiter = rateLimit ? createRateLimiter(rateLimit) : undefined
+    ctx.personaLimiter = createRateLimiter(PERSONA_RATE_LIMIT)
     ctx.journal.clear()
     ctx.scenarios.clear()
     ctx.clock.reset()
@@ -304,7 +307,10 @@ async function seedDatabase(
   const faker = createFaker(seed)
   const createdAt = now.toISOString()
   const { accounts } = options.fixtures
-  const total = accounts.length * options.customersPerAccount
+  const total = accounts.reduce(
+    (sum, account) => sum + (account.customers ?? options.customersPerAccount),
+    0,
+  )
   let done = 0
   for (const account of accounts) {
     const pending: Promise<unknown>[] = [
@@ -322,10 +328,14 @@ async function seedDatabase(
           secret: key.key,
           revoked: key.revoked ?? false,
           created_at: createdAt,
+          ...(key.persona && { persona: key.persona }),
         }),
       )
     }
-    for (const customer of seedCustomers(faker, options.customersPerAccount)) {
+    for (const customer of seedCustomers(
+      faker,
+      account.customers ?? options.customersPerAccount,
+    )) {
       pending.push(
         db.insertCustomer({
           id: nextId('customer'),

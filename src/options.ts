@@ -2,6 +2,7 @@ import { z } from 'zod'
 import type { ClockAfterSet } from './clock.ts'
 import { problemJson, type ErrorFormatter } from './errors.ts'
 import { isIdOf } from './ids.ts'
+import { PERSONAS } from './personas.ts'
 import type { JournalEntry } from './journal.ts'
 import { SCOPE_PATTERN } from './schemas.ts'
 import { DEFAULT_ACCOUNTS, type FixtureAccount } from '../fixtures/demo-keys.ts'
@@ -238,8 +239,10 @@ const OptionsSchema = z
                 message: 'must be "sk_test_" and 24 base62 characters',
               }),
               revoked: z.boolean().optional(),
+              persona: z.enum(PERSONAS).optional(),
             }),
           ),
+          customers: z.int().min(0).max(1_000_000).optional(),
         }),
       ),
     }),

@@ -20,6 +20,7 @@ import {
   type BodyTypes,
 } from './validation.ts'
 import type { StoredResponse } from './idempotency.ts'
+import { PERSONA_RATE_LIMIT, PERSONA_SLOW_MS } from './personas.ts'
 import { sleep, hashString } from './_utils.ts'
 
 /** What an operation's own step returns: the status and body of its success. */
@@ -223,6 +224,14 @@ export async function runOperation(
       now.getTime(),
     )
     exchange.entry.account_id = principal.accountId
+    if (principal.persona === 'unavailable') {
+      exchange.entry.scenario = 'persona=unavailable'
+      throw simulatedFailure(503)
+    }
+    if (principal.persona === 'slow') {
+      exchange.entry.scenario = `persona=slow; delay_ms=${PERSONA_SLOW_MS}`
+      await sleep(PERSONA_SLOW_MS)
+    }
     applyRateLimit(ctx, principal, exchange, now.getTime())
     requireScope(principal, spec.scope)
     spec.authorize?.(ctx, principal)
@@ -346,9 +355,12 @@ function applyRateLimit(
   exchange: Exchange,
   now: number,
 ): void {
-  const { rateLimit } = ctx.options
-  if (!rateLimit || !ctx.rateLimiter) return
-  const result = ctx.rateLimiter.hit(principal.secret, now)
+  // The rate-limited persona has a window of its own, whatever the options say.
+  const persona = principal.persona === 'rate-limited'
+  const rateLimit = persona ? PERSONA_RATE_LIMIT : ctx.options.rateLimit
+  const limiter = persona ? ctx.personaLimiter : ctx.rateLimiter
+  if (!rateLimit || !limiter) return
+  const result = limiter.hit(principal.secret, now)
   // IETF draft-ietf-httpapi-ratelimit-headers: structured fields.
   exchange.headers['ratelimit-policy'] =
     `"default";q=${result.limit};w=${rateLimit.windowSeconds}`

@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import { PERSONAS } from './personas.ts'
 
 /**
  * One zod schema per shape: the data model's records, the request bodies the
@@ -21,6 +22,8 @@ export const ApiKeyRecordSchema = z.object({
   secret: z.string(),
   revoked: z.boolean(),
   created_at: isoDate,
+  /** A persona key behaves a certain way on every call. */
+  persona: z.enum(PERSONAS).optional(),
 })
 
 /** A stored customer; `name` and `email` are absent only when made optional. */
