@@ -93,12 +93,17 @@ export const ID_FORMATS = {
 export type IdKind = keyof typeof ID_FORMATS
 
 /** Makes ids and secrets; one independent stream per kind. */
-export type IdGenerator = (kind: IdKind) => string
+export interface IdGenerator {
+  (kind: IdKind): string
+  /** How many ids of each kind it has made: a session export records it. */
+  draws(): Partial<Record<IdKind, number>>
+}
 
 /**
  * Creates an id generator. Deterministic generators draw each kind from its
  * own seeded stream, so creating a token never shifts the next customer id;
- * the others draw from Web Crypto.
+ * the others draw from Web Crypto. `skip` fast-forwards each stream, so a
+ * replayed session goes on making the ids the original would have made.
  *
  * @example
  * const nextId = createIdGenerator({ seed: 1, deterministic: true })
@@ -109,18 +114,26 @@ export function createIdGenerator(options: {
   deterministic: boolean
   /** Separates the streams of two generators on one seed. */
   salt?: string
+  /** Ids of each kind to draw and discard first. */
+  skip?: Partial<Record<IdKind, number>>
 }): IdGenerator {
   const streams = new Map<IdKind, RandomSource>()
+  const counts: Partial<Record<IdKind, number>> = {}
   const shared = options.deterministic ? undefined : createCryptoRandom()
-  return (kind) => {
+  const next = (kind: IdKind): string => {
     let random = shared ?? streams.get(kind)
     if (!random) {
       random = createSeededRandom(options.seed, `${options.salt ?? ''}${kind}`)
       streams.set(kind, random)
     }
+    counts[kind] = (counts[kind] ?? 0) + 1
     const { prefix, length } = ID_FORMATS[kind]
     return prefix + randomBase62(random, length)
   }
+  for (const [kind, count] of Object.entries(options.skip ?? {}) as [IdKind, number][]) {
+    for (let i = 0; i < count; i++) next(kind)
+  }
+  return Object.assign(next, { draws: () => ({ ...counts }) })
 }
 
 /** Whether `value` has the shape of an id or secret of `kind`. */

@@ -113,14 +113,10 @@ for (const target of targets) {
         body: customer,
       })
       expect(response.status).toBe(201)
-      // Ordering, not timing: the journal says the delay was applied.
+      // The journal says the delay was applied; no timing is asserted.
       expect(client.sandbox.journal.last()?.scenario).toBe(
         'persona=slow; delay_ms=2000',
       )
-      expect(client.sandbox.journal.last()!.duration_ms).toBeGreaterThanOrEqual(
-        1900,
-      )
-      expect(Date.now() - started).toBeGreaterThanOrEqual(1900)
     })
   })
 }
