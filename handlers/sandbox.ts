@@ -1,5 +1,5 @@
 import type { Route, SandboxContext } from '../src/context.ts'
-import { validationError } from '../src/errors.ts'
+import { SandboxError, validationError } from '../src/errors.ts'
 import { json } from '../src/pipeline.ts'
 import type { Sandbox } from '../src/sandbox.ts'
 import {
@@ -7,6 +7,7 @@ import {
   ClockBodySchema,
   ResetBodySchema,
   ScenarioBodySchema,
+  SnapshotBodySchema,
 } from '../src/schemas.ts'
 import packageJson from '../package.json' with { type: 'json' }
 import { createOpenApiDocument } from '../src/openapi.ts'
@@ -143,6 +144,28 @@ export function sandboxRoutes(ctx: SandboxContext, sandbox: Sandbox): Route[] {
     route('GET', 'assumptions', () =>
       json(200, { assumptions: sandbox.assumptions() }),
     ),
+    route('GET', 'snapshots', () =>
+      json(200, { snapshots: sandbox.snapshots() }),
+    ),
+    route('POST', 'snapshots', async (call) => {
+      const { name } = await call.body(SnapshotBodySchema)
+      return json(201, await sandbox.snapshot(name))
+    }),
+    route('POST', 'snapshots/restore', async (call) => {
+      const { name } = await call.body(SnapshotBodySchema)
+      if (!sandbox.snapshots().some((s) => s.name === name)) {
+        throw new SandboxError(
+          'not_found',
+          `There is no snapshot named "${name}"; take one with POST /__sandbox/snapshots.`,
+        )
+      }
+      await sandbox.restore(name)
+      return json(200, {
+        restored: name,
+        now: sandbox.clock.now().toISOString(),
+      })
+    }),
+    route('GET', 'export', () => json(200, sandbox.export())),
     {
       method: 'GET',
       path: '/openapi.json',

@@ -43,6 +43,7 @@ Server
   --host HOST              interface (default 127.0.0.1, env HOST); beyond loopback needs --admin-token
   --admin-token TOKEN      guards /__sandbox/* (env SANDBOX_ADMIN_TOKEN, at least 16 characters)
   --data-file PATH         keep the data in a JSON file, saved at most 1 s after each change (env SANDBOX_DATA_FILE)
+  --from FILE              start from a session that GET /__sandbox/export wrote (replays it exactly)
   --config FILE            read options from a JSON file (same names as the JavaScript options)
   --log-format pretty|json request log format (default pretty, env SANDBOX_LOG_FORMAT)
   --quiet                  print the URL only, no banner and no request log
@@ -80,6 +81,7 @@ const FLAGS = {
   host: { type: 'string' },
   'admin-token': { type: 'string' },
   'data-file': { type: 'string' },
+  from: { type: 'string' },
   config: { type: 'string' },
   'log-format': { type: 'string' },
   quiet: { type: 'boolean' },
@@ -248,23 +250,26 @@ const CONFIG_KEYS = new Set([
   'dataFileDelayMs',
 ])
 
-async function readConfig(path: string): Promise<Record<string, unknown>> {
+async function readJsonFile(flag: string, path: string): Promise<unknown> {
   let text: string
   try {
     text = await readFile(path, 'utf8')
   } catch (error) {
     throw new UsageError(
-      `cannot read --config ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      `cannot read ${flag} ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
     )
   }
-  let config: unknown
   try {
-    config = JSON.parse(text)
+    return JSON.parse(text)
   } catch (error) {
     throw new UsageError(
-      `--config ${path} is not valid JSON: ${(error as Error).message}`,
+      `${flag} ${path} is not valid JSON: ${(error as Error).message}`,
     )
   }
+}
+
+async function readConfig(path: string): Promise<Record<string, unknown>> {
+  const config = await readJsonFile('--config', path)
   if (typeof config !== 'object' || config === null || Array.isArray(config)) {
     throw new UsageError(`--config ${path} must hold a JSON object of options`)
   }
@@ -339,6 +344,8 @@ async function resolveSettings(
   const str = (key: keyof typeof FLAGS): string | undefined =>
     v[key] as string | undefined
 
+  if (str('from') !== undefined)
+    options.from = await readJsonFile('--from', str('from')!)
   if (str('port') !== undefined) options.port = int('port', str('port')!)
   if (str('host') !== undefined) options.host = str('host')!
   if (str('admin-token') !== undefined) options.adminToken = str('admin-token')!

@@ -15,8 +15,9 @@ import {
   createIdGenerator,
   createCryptoRandom,
   createSeededRandom,
+  type IdKind,
 } from './ids.ts'
-import { createJournal } from './journal.ts'
+import { createJournal, type JournalEntry } from './journal.ts'
 import { toMswHandlers } from './msw.ts'
 import {
   resolveOptions,
@@ -32,9 +33,13 @@ import {
   SANDBOX_DATA_FORMAT,
   SANDBOX_DATA_VERSION,
   SandboxDataSchema,
+  SandboxSessionSchema,
+  SESSION_FORMAT,
+  SESSION_VERSION,
   createCustomerBodySchema,
   createTokenBodySchema,
   type SandboxData,
+  type SandboxSession,
   type TokenRecord,
 } from './schemas.ts'
 import { maskSecret } from './secrets.ts'
@@ -51,9 +56,17 @@ import { maskSecret } from './secrets.ts'
  * const server = setupServer(...sandbox.handlers)
  * @see https://mswjs.io/docs/api/setup-server
  */
-export function createSandbox(options?: SandboxOptions): Sandbox {
-  const resolved = resolveOptions(options)
-  let seed = resolved.seed
+export function createSandbox(options: SandboxOptions = {}): Sandbox {
+  const { from, ...explicit } = options
+  const session = from === undefined ? undefined : parseSession(from)
+  // A session's options are the base; the ones passed beside it win.
+  const resolved = resolveOptions(
+    session
+      ? { ...(session.options as SandboxOptions), ...explicit }
+      : explicit,
+  )
+  let seed = session?.data.seed ?? resolved.seed
+  const snapshots = new Map<string, { data: SandboxData; created_at: string }>()
   let seeding = true
 
   const ctx: SandboxContext = {
@@ -75,14 +88,23 @@ export function createSandbox(options?: SandboxOptions): Sandbox {
   }
   let faker = createFaker(seed)
 
-  const renew = (
-    populate: (db: Database) => Promise<void> = (db) =>
-      seedDatabase(db, seed, resolved, ctx.clock.now()),
-  ): Promise<void> => {
+  const renew = ({
+    populate = (db) => seedDatabase(db, seed, resolved, ctx.clock.now()),
+    skip,
+    keepJournal = false,
+  }: {
+    populate?: (db: Database) => Promise<void>
+    skip?: Partial<Record<IdKind, number>>
+    keepJournal?: boolean
+  } = {}): Promise<void> => {
     const { deterministic, idempotency, rateLimit } = resolved
     const db = createDatabase({ indexEmails: resolved.uniqueEmail })
     ctx.db = db
-    ctx.nextId = createIdGenerator({ seed, deterministic })
+    ctx.nextId = createIdGenerator({
+      seed,
+      deterministic,
+      ...(skip && { skip }),
+    })
     ctx.random = deterministic
       ? createSeededRandom(seed, 'latency')
       : createCryptoRandom()
@@ -92,8 +114,10 @@ export function createSandbox(options?: SandboxOptions): Sandbox {
     })
     ctx.rateLimiter = rateLimit ? createRateLimiter(rateLimit) : undefined
     ctx.personaLimiter = createRateLimiter(PERSONA_RATE_LIMIT)
-    ctx.journal.clear()
-    ctx.scenarios.clear()
+    if (!keepJournal) {
+      ctx.journal.clear()
+      ctx.scenarios.clear()
+    }
     ctx.clock.reset()
     faker = createFaker(seed ^ 0x5bd1e995)
     seeding = true
@@ -253,15 +277,52 @@ export function createSandbox(options?: SandboxOptions): Sandbox {
     async load(input) {
       const data = parseSandboxData(input)
       seed = data.seed
-      await renew(async (db) => {
-        await Promise.all([
-          ...data.accounts.map((r) => db.insertAccount(r)),
-          ...data.api_keys.map((r) => db.insertApiKey(r)),
-          ...data.customers.map((r) => db.insertCustomer(r)),
-          ...data.tokens.map((r) => db.insertToken(r)),
-        ])
-      })
+      await renew({ populate: (db) => insertData(db, data) })
       if (data.clock.frozen) ctx.clock.set(data.clock.now)
+    },
+    async snapshot(name) {
+      await ctx.ready
+      checkSnapshotName(name)
+      const data = sandbox.dump()
+      const created_at = ctx.clock.now().toISOString()
+      snapshots.set(name, { data, created_at })
+      return {
+        name,
+        created_at,
+        customers: data.customers.length,
+        tokens: data.tokens.length,
+      }
+    },
+    async restore(name) {
+      const snapshot = snapshots.get(name)
+      if (!snapshot) {
+        throw new RangeError(
+          `Failed to restore the snapshot "${name}": there is none by that name. Snapshots: ${[...snapshots.keys()].join(', ') || 'none'}.`,
+        )
+      }
+      const { data } = snapshot
+      await renew({ populate: (db) => insertData(db, data), keepJournal: true })
+      ctx.clock.set(data.clock.now)
+      if (!data.clock.frozen) ctx.clock.reset()
+    },
+    snapshots: () =>
+      [...snapshots].map(([name, { data, created_at }]) => ({
+        name,
+        created_at,
+        customers: data.customers.length,
+        tokens: data.tokens.length,
+      })),
+    export() {
+      const data = sandbox.dump()
+      return {
+        format: SESSION_FORMAT,
+        version: SESSION_VERSION,
+        exported_at: new Date().toISOString(),
+        options: serializableOptions(resolved),
+        data,
+        journal: ctx.journal.list() as unknown as Record<string, unknown>[],
+        id_draws: ctx.nextId.draws(),
+      }
     },
   }
 
@@ -271,8 +332,57 @@ export function createSandbox(options?: SandboxOptions): Sandbox {
   })
   ;(sandbox as { handlers: Sandbox['handlers'] }).handlers =
     toMswHandlers(router)
-  renew()
+  if (session) {
+    const { data, journal, id_draws } = session
+    renew({ populate: (db) => insertData(db, data), skip: id_draws })
+    for (const entry of [...journal].reverse())
+      ctx.journal.record(entry as unknown as JournalEntry)
+    if (data.clock.frozen) ctx.clock.set(data.clock.now)
+  } else {
+    renew()
+  }
   return sandbox
+}
+
+async function insertData(db: Database, data: SandboxData): Promise<void> {
+  await Promise.all([
+    ...data.accounts.map((r) => db.insertAccount(r)),
+    ...data.api_keys.map((r) => db.insertApiKey(r)),
+    ...data.customers.map((r) => db.insertCustomer(r)),
+    ...data.tokens.map((r) => db.insertToken(r)),
+  ])
+}
+
+function checkSnapshotName(name: unknown): void {
+  if (typeof name !== 'string' || !/^[\w.-]{1,64}$/.test(name)) {
+    throw new RangeError(
+      `Failed to take a snapshot: its name must be 1 to 64 letters, digits, "_", "." or "-" (got ${JSON.stringify(name)}).`,
+    )
+  }
+}
+
+/** The options a session export carries: everything but functions and the admin token. */
+function serializableOptions(
+  options: ResolvedOptions,
+): Record<string, unknown> {
+  const {
+    errorFormat: _e,
+    onRequest: _r,
+    onSeedProgress: _p,
+    baseUrl,
+    adminToken: _a,
+    ...rest
+  } = options
+  return { ...rest, ...(baseUrl && { baseUrl: baseUrl.href }) }
+}
+
+function parseSession(input: unknown): SandboxSession {
+  const result = SandboxSessionSchema.safeParse(input)
+  if (result.success) return result.data
+  const issue = result.error.issues[0]!
+  throw new TypeError(
+    `Failed to create a sandbox from a session: ${issue.path.join('.') || 'the document'}: ${issue.message}. Pass what sandbox.export() or GET /__sandbox/export returned.`,
+  )
 }
 
 function parseSandboxData(input: unknown): SandboxData {

@@ -130,7 +130,10 @@ export function createIdGenerator(options: {
     const { prefix, length } = ID_FORMATS[kind]
     return prefix + randomBase62(random, length)
   }
-  for (const [kind, count] of Object.entries(options.skip ?? {}) as [IdKind, number][]) {
+  for (const [kind, count] of Object.entries(options.skip ?? {}) as [
+    IdKind,
+    number,
+  ][]) {
     for (let i = 0; i < count; i++) next(kind)
   }
   return Object.assign(next, { draws: () => ({ ...counts }) })

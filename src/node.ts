@@ -128,7 +128,8 @@ export async function createSandboxServer(
   let writer: DataFileWriter | undefined
   const pending = new Map<string, JournalEntry>()
   const sandbox = createSandbox({
-    deterministic: false,
+    // A replayed session keeps the determinism it was recorded with.
+    ...(sandboxOptions.from === undefined && { deterministic: false }),
     ...sandboxOptions,
     onRequest(entry) {
       sandboxOptions.onRequest?.(entry)

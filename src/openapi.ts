@@ -1,7 +1,13 @@
 import { z } from 'zod'
 import { createFaker, seedCustomers } from '../fixtures/seed.ts'
 import { LEDGER } from './assumptions.ts'
-import { ERROR_REGISTRY, PROBLEM_TYPE_BASE, type ErrorCode } from './errors.ts'
+import {
+  ERROR_REGISTRY,
+  PROBLEM_TYPE_BASE,
+  problemJson,
+  type ErrorCode,
+  type ErrorFormatter,
+} from './errors.ts'
 import { createIdGenerator } from './ids.ts'
 import type { ResolvedOptions } from './options.ts'
 import {
@@ -10,6 +16,8 @@ import {
   CustomerSchema,
   ResetBodySchema,
   ScenarioBodySchema,
+  SandboxSessionSchema,
+  SnapshotBodySchema,
   TokenSchema,
   createCustomerBodySchema,
   createTokenBodySchema,
@@ -67,6 +75,14 @@ const SurfaceSchemas = {
     option: z.string().nullable(),
     value: z.unknown(),
   }),
+  Snapshot: z.object({
+    name: z.string(),
+    created_at: z.iso.datetime(),
+    customers: z.int(),
+    tokens: z.int(),
+  }),
+  Restored: z.object({ restored: z.string(), now: z.iso.datetime() }),
+  Session: SandboxSessionSchema,
   State: z.object({
     now: z.iso.datetime(),
     seed: z.int(),
@@ -340,9 +356,19 @@ export function createOpenApiDocument(
       '422': problemResponse(['validation_failed']),
     },
   })
+  const restoreSurface = (...args: Parameters<typeof surface>) => {
+    const operation = surface(...args)
+    return {
+      ...operation,
+      responses: {
+        ...operation.responses,
+        '404': problemResponse(['not_found']),
+      },
+    }
+  }
   const noContent = { '204': { description: 'Done.', headers: common() } }
 
-  return {
+  return describeErrorFormat(options.errorFormat, {
     openapi: '3.1.0',
     info: {
       title: 'Customer and Token Service (sandbox)',
@@ -562,6 +588,48 @@ export function createOpenApiDocument(
         ),
         delete: surface('Clear scenarios', noContent),
       },
+      '/__sandbox/snapshots': {
+        get: surface(
+          'List snapshots',
+          okJson('The snapshots taken, oldest first.', {
+            type: 'object',
+            properties: {
+              snapshots: { type: 'array', items: ref('SandboxSnapshot') },
+            },
+            required: ['snapshots'],
+          }),
+        ),
+        post: surface(
+          'Take a snapshot',
+          okJson(
+            'The snapshot taken: data and clock.',
+            ref('SandboxSnapshot'),
+            201,
+          ),
+          jsonSchema(SnapshotBodySchema, 'input'),
+        ),
+      },
+      '/__sandbox/snapshots/restore': {
+        post: {
+          ...restoreSurface(
+            'Restore a snapshot',
+            okJson(
+              'The data and clock are back; the journal and scenarios stay.',
+              ref('SandboxRestored'),
+            ),
+            jsonSchema(SnapshotBodySchema, 'input'),
+          ),
+        },
+      },
+      '/__sandbox/export': {
+        get: surface(
+          'Export the session',
+          okJson(
+            'Options, data (secrets included), clock, journal and id positions: start a sandbox from it with createSandbox({ from }) or --from.',
+            ref('SandboxSession'),
+          ),
+        ),
+      },
       '/__sandbox/assumptions': {
         get: surface(
           'Read the assumption ledger',
@@ -604,6 +672,13 @@ export function createOpenApiDocument(
         CreateCustomerRequest: customerRequest,
         Customer: {
           ...jsonSchema(CustomerSchema),
+          // A field that `requiredFields` makes optional is absent when not sent.
+          required: [
+            'id',
+            ...(['name', 'email'] as const).filter((field) =>
+              options.requiredFields.includes(field),
+            ),
+          ],
           example: { id: sampleId, name: sample!.name, email: sample!.email },
         },
         CreateTokenRequest: tokenRequest,
@@ -661,5 +736,51 @@ export function createOpenApiDocument(
         ),
       },
     },
+  })
+}
+
+const renameMedia = (value: unknown, from: string, to: string): unknown =>
+  Array.isArray(value)
+    ? value.map((item) => renameMedia(item, from, to))
+    : value !== null && typeof value === 'object'
+      ? Object.fromEntries(
+          Object.entries(value).map(([key, item]) => [
+            key === from ? to : key,
+            renameMedia(item, from, to),
+          ]),
+        )
+      : value
+
+/**
+ * With a custom `errorFormat`, errors keep their statuses and headers but not
+ * the problem shape: document the media type the formatter answers with and
+ * leave the body open, so that the document still describes what is sent.
+ */
+function describeErrorFormat(
+  format: ErrorFormatter,
+  document: JsonObject,
+): JsonObject {
+  if (format === problemJson) return document
+  // @note Only the formatter knows its media type: render a sample to learn it.
+  const sample = format({
+    type: `${PROBLEM_TYPE_BASE}not_found`,
+    title: ERROR_REGISTRY.not_found.title,
+    status: 404,
+    detail: 'A sample problem, rendered to learn the media type.',
+    code: 'not_found',
+    request_id: 'req_0000000000000000',
+  })
+  const media =
+    sample.headers.get('content-type')?.split(';', 1)[0]!.trim() ||
+    'application/json'
+  const described = renameMedia(
+    document,
+    'application/problem+json',
+    media,
+  ) as JsonObject & { components: { schemas: JsonObject } }
+  described.components.schemas.Problem = {
+    description:
+      'The shape of the custom `errorFormat` option, which replaces RFC 9457 problem details.',
   }
+  return described
 }

@@ -179,6 +179,14 @@ export interface SandboxOptions {
    * @example createSandbox({ customersPerAccount: 50_000, onSeedProgress: (done, total) => bar.update(done / total) })
    */
   onSeedProgress?: (done: number, total: number) => void
+  /**
+   * Starts from a session that `sandbox.export()` (or `GET /__sandbox/export`)
+   * returned: its options, data, clock, journal and id positions. Options
+   * passed beside it win over the session's.
+   * @default undefined
+   * @example createSandbox({ from: JSON.parse(await readFile('session.json', 'utf8')) })
+   */
+  from?: unknown
 }
 
 /** The options with every default settled. */

@@ -4,7 +4,7 @@ import type { SandboxClock } from './clock.ts'
 import type { Journal } from './journal.ts'
 import type { ResolvedOptions } from './options.ts'
 import type { Scenarios } from './scenarios.ts'
-import type { CustomerRecord, SandboxData } from './schemas.ts'
+import type { CustomerRecord, SandboxData, SandboxSession } from './schemas.ts'
 
 /** An API key as inspection shows it: masked. */
 export interface ApiKeyView {
@@ -127,4 +127,31 @@ export interface Sandbox {
    * @example await sandbox.load(JSON.parse(await readFile('sandbox.json', 'utf8')))
    */
   load(data: unknown): Promise<void>
+  /**
+   * Keeps the current data and clock under `name`, to come back to with `restore()`.
+   * @example await sandbox.snapshot('before-checkout')
+   */
+  snapshot(name: string): Promise<SnapshotInfo>
+  /**
+   * Puts back the data and clock of a snapshot; the journal and scenarios stay.
+   * @example await sandbox.restore('before-checkout')
+   */
+  restore(name: string): Promise<void>
+  /** The snapshots taken, oldest first. */
+  snapshots(): SnapshotInfo[]
+  /**
+   * The whole session (options, data, clock, journal, id positions) as one
+   * JSON fixture; `createSandbox({ from })` replays it.
+   * @example await writeFile('session.json', JSON.stringify(sandbox.export()))
+   */
+  export(): SandboxSession
+}
+
+/** A snapshot, as `snapshot()` and `snapshots()` describe it. */
+export interface SnapshotInfo {
+  name: string
+  /** When it was taken, on the sandbox clock. */
+  created_at: string
+  customers: number
+  tokens: number
 }

@@ -184,6 +184,9 @@ export const ClockBodySchema = z.union([
   z.object({ advance_seconds: z.int() }).strict(),
   z.object({ now: z.iso.datetime({ offset: true }) }).strict(),
 ])
+export const SnapshotBodySchema = z
+  .object({ name: z.string().regex(/^[\w.-]{1,64}$/) })
+  .strict()
 export const ScenarioBodySchema = z
   .object({
     operation: z.enum(['createCustomer', 'createToken', '*']),
@@ -213,3 +216,33 @@ export const SandboxDataSchema = z.object({
 
 /** Everything a sandbox holds, secrets included. */
 export type SandboxData = z.infer<typeof SandboxDataSchema>
+
+/** The format of a session export. */
+export const SESSION_FORMAT = 'customer-token-sandbox/session'
+/** The version of the session format this release reads and writes. */
+export const SESSION_VERSION = 1
+
+/** A whole session: options, data, clock, journal and id positions, to replay it. */
+export const SandboxSessionSchema = z.object({
+  format: z.literal(SESSION_FORMAT),
+  version: z.literal(SESSION_VERSION),
+  exported_at: z.string(),
+  options: z.record(z.string(), z.unknown()),
+  data: SandboxDataSchema,
+  journal: z.array(z.record(z.string(), z.unknown())),
+  id_draws: z.partialRecord(
+    z.enum([
+      'customer',
+      'token',
+      'tokenSecret',
+      'apiKey',
+      'apiKeyId',
+      'account',
+      'request',
+    ]),
+    z.int().min(0).max(10_000_000),
+  ),
+})
+
+/** A whole session, as `sandbox.export()` gives it. */
+export type SandboxSession = z.infer<typeof SandboxSessionSchema>

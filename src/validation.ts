@@ -67,7 +67,10 @@ export async function readBody(
     if (done) break
     size += value.byteLength
     if (size > maxBytes) {
-      await reader.cancel().catch(() => {})
+      // @note Never await the cancel: MSW clones every request, and the
+      // cancel of one branch of a tee'd body settles only once the other
+      // branch is cancelled too, so awaiting it hangs the 413 forever.
+      void reader.cancel().catch(() => {})
       throw tooLarge()
     }
     chunks.push(value)
