@@ -6,6 +6,7 @@ import {
   ApiKeyBodySchema,
   ClockBodySchema,
   ResetBodySchema,
+  LatencyBodySchema,
   ScenarioBodySchema,
   SnapshotBodySchema,
 } from '../src/schemas.ts'
@@ -45,6 +46,15 @@ export function sandboxRoutes(ctx: SandboxContext, sandbox: Sandbox): Route[] {
   })
   // Built on the first request for it: most sandboxes never serve it.
   let document: string | undefined
+  const latencyNow = (): Response => {
+    const latency = sandbox.scenarios.latency()
+    return json(
+      200,
+      latency
+        ? { min_ms: latency.min, max_ms: latency.max }
+        : { min_ms: 0, max_ms: 0 },
+    )
+  }
   const clockNow = (): Response =>
     json(200, {
       now: sandbox.clock.now().toISOString(),
@@ -166,6 +176,26 @@ export function sandboxRoutes(ctx: SandboxContext, sandbox: Sandbox): Route[] {
       })
     }),
     route('GET', 'export', () => json(200, sandbox.export())),
+    route('GET', 'latency', latencyNow),
+    route('POST', 'latency', async (call) => {
+      const { min_ms, max_ms } = await call.body(LatencyBodySchema)
+      try {
+        sandbox.scenarios.latency({ min: min_ms, max: max_ms })
+      } catch (error) {
+        throw validationError([
+          {
+            field: 'min_ms',
+            code: 'out_of_range',
+            message: (error as Error).message,
+          },
+        ])
+      }
+      return latencyNow()
+    }),
+    route('DELETE', 'latency', () => {
+      sandbox.scenarios.latency(false)
+      return latencyNow()
+    }),
     {
       method: 'GET',
       path: '/openapi.json',

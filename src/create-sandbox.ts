@@ -76,7 +76,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
       customerBody: createCustomerBodySchema(resolved),
       tokenBody: createTokenBodySchema(resolved),
     },
-    scenarios: createScenarios(),
+    scenarios: createScenarios(resolved.latency),
     journal: createJournal(resolved.journalLimit),
     db: createDatabase({ indexEmails: resolved.uniqueEmail }),
     nextId: createIdGenerator({ seed, deterministic: resolved.deterministic }),

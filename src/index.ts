@@ -18,8 +18,15 @@ export {
   DEMO_KEY_ONE,
   DEMO_KEY_TWO,
   REVOKED_KEY,
+  PERSONA_RATE_LIMITED_KEY,
+  PERSONA_SLOW_KEY,
+  PERSONA_UNAVAILABLE_KEY,
+  PERSONA_EXPIRED_TOKENS_KEY,
+  PERSONA_READ_ONLY_KEY,
   DEFAULT_ACCOUNTS,
 } from '../fixtures/demo-keys.ts'
+export { PERSONAS, PERSONA_SLOW_MS, READ_ONLY_SCOPES } from './personas.ts'
+export { createOpenApiDocument } from './openapi.ts'
 
 export type {
   SandboxOptions,
@@ -41,7 +48,9 @@ export type {
   ScenarioEffect,
   ScenarioOptions,
   Scenarios,
+  LatencyRange,
 } from './scenarios.ts'
+export type { Persona } from './personas.ts'
 export type {
   Sandbox,
   SandboxState,
@@ -50,6 +59,7 @@ export type {
   TokenView,
   AccountFilter,
   CreatedApiKey,
+  SnapshotInfo,
 } from './sandbox.ts'
 export type {
   Customer,
@@ -57,5 +67,7 @@ export type {
   CreateCustomerBody,
   CreateTokenBody,
   CustomerRecord,
+  SandboxData,
+  SandboxSession,
 } from './schemas.ts'
 export type { FixtureAccount, FixtureApiKey } from '../fixtures/demo-keys.ts'

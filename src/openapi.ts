@@ -15,6 +15,7 @@ import {
   ClockBodySchema,
   CustomerSchema,
   ResetBodySchema,
+  LatencyBodySchema,
   ScenarioBodySchema,
   SandboxSessionSchema,
   SnapshotBodySchema,
@@ -81,6 +82,7 @@ const SurfaceSchemas = {
     customers: z.int(),
     tokens: z.int(),
   }),
+  Latency: z.object({ min_ms: z.int(), max_ms: z.int() }),
   Restored: z.object({ restored: z.string(), now: z.iso.datetime() }),
   Session: SandboxSessionSchema,
   State: z.object({
@@ -620,6 +622,24 @@ export function createOpenApiDocument(
             jsonSchema(SnapshotBodySchema, 'input'),
           ),
         },
+      },
+      '/__sandbox/latency': {
+        get: surface(
+          'Read the global latency',
+          okJson(
+            'The latency range of every API call (0–0 for none).',
+            ref('SandboxLatency'),
+          ),
+        ),
+        post: surface(
+          'Set the global latency',
+          okJson('The new latency range.', ref('SandboxLatency')),
+          jsonSchema(LatencyBodySchema, 'input'),
+        ),
+        delete: surface(
+          'Remove the global latency',
+          okJson('No latency: 0–0.', ref('SandboxLatency')),
+        ),
       },
       '/__sandbox/export': {
         get: surface(

@@ -192,7 +192,7 @@ export async function runOperation(
   let idempotencyKey: string | undefined
   let response: Response
   try {
-    const { latency } = ctx.options
+    const latency = ctx.scenarios.latency()
     if (latency) {
       await sleep(
         latency.min +

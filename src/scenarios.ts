@@ -35,7 +35,21 @@ export interface Scenarios {
   next(operation: Operation | '*', options: ScenarioOptions): Scenario
   /** The queued scenarios, oldest first. */
   list(): Scenario[]
+  /** Empties the queue and puts the global latency back to the `latency` option. */
   clear(): void
+  /**
+   * Reads the global latency of every API call, or sets it (`false` for none).
+   *
+   * @example
+   * sandbox.scenarios.latency({ min: 50, max: 250 })
+   */
+  latency(range?: LatencyRange | false): LatencyRange | false
+}
+
+/** A latency range in milliseconds, drawn uniformly per call. */
+export interface LatencyRange {
+  min: number
+  max: number
 }
 
 /**
@@ -45,12 +59,33 @@ export interface Scenarios {
  * @example
  * const scenarios = createScenarios()
  */
-export function createScenarios(): Scenarios & {
+export function createScenarios(
+  initialLatency: LatencyRange | false = false,
+): Scenarios & {
   take(operation: Operation): ScenarioEffect | undefined
 } {
   let queue: Scenario[] = []
   let counter = 0
+  let latency = initialLatency
   return {
+    latency(range) {
+      if (range !== undefined) {
+        if (
+          range !== false &&
+          (!Number.isInteger(range.min) ||
+            !Number.isInteger(range.max) ||
+            range.min < 0 ||
+            range.max > 60_000 ||
+            range.min > range.max)
+        ) {
+          throw new RangeError(
+            `Failed to set the latency: min and max must be whole milliseconds with 0 <= min <= max <= 60000 (got ${JSON.stringify(range)}).`,
+          )
+        }
+        latency = range === false ? false : { min: range.min, max: range.max }
+      }
+      return latency
+    },
     next(operation, options) {
       checkEffect(options, 'queue a scenario')
       const times = options.times ?? 1
@@ -71,6 +106,7 @@ export function createScenarios(): Scenarios & {
     list: () => queue.map((s) => ({ ...s })),
     clear() {
       queue = []
+      latency = initialLatency
     },
     take(operation) {
       const index = queue.findIndex(

@@ -184,6 +184,12 @@ export const ClockBodySchema = z.union([
   z.object({ advance_seconds: z.int() }).strict(),
   z.object({ now: z.iso.datetime({ offset: true }) }).strict(),
 ])
+export const LatencyBodySchema = z
+  .object({
+    min_ms: z.int().min(0).max(60_000),
+    max_ms: z.int().min(0).max(60_000),
+  })
+  .strict()
 export const SnapshotBodySchema = z
   .object({ name: z.string().regex(/^[\w.-]{1,64}$/) })
   .strict()
