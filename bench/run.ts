@@ -1,0 +1,495 @@
+/**
+ * `npm run bench`: every figure as a ratio against a baseline measured in the
+ * same run (machines here are noisy), several runs, median quoted. Prints one
+ * table and writes bench/results/latest.json.
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { mkdir, readFile, writeFile } from 'node:fs/promises'
+import { cpus } from 'node:os'
+import { gzipSync } from 'node:zlib'
+import autocannon from 'autocannon'
+import { getResponse, http, HttpResponse } from 'msw'
+import { setupServer } from 'msw/node'
+import { build } from 'vite'
+import { DEMO_KEY_ONE } from '../fixtures/demo-keys.ts'
+import { createSandbox } from '../src/index.ts'
+
+const QUICK = process.argv.includes('--quick')
+const RUNS = QUICK ? 1 : 3
+const DURATION = QUICK ? 3 : 5
+const CONNECTIONS = 32
+const root = new URL('../', import.meta.url)
+
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b)
+  const mid = sorted.length >> 1
+  return sorted.length % 2
+    ? sorted[mid]!
+    : (sorted[mid - 1]! + sorted[mid]!) / 2
+}
+
+interface Row {
+  group: string
+  figure: string
+  value: string
+  budget: string
+  holds: boolean | null
+}
+const rows: Row[] = []
+const result: Record<string, unknown> = {}
+const row = (
+  group: string,
+  figure: string,
+  value: string,
+  budget = '',
+  holds: boolean | null = null,
+) => rows.push({ group, figure, value, budget, holds })
+
+// ---------- server ----------
+
+const second = cpus().length > 1
+const pinned = (
+  cpu: number,
+  command: string,
+  args: string[],
+): [string, string[]] =>
+  second ? ['taskset', ['-c', String(cpu), command, ...args]] : [command, args]
+
+function startServer(
+  args: string[],
+): Promise<{ url: string; child: ChildProcess }> {
+  const [command, argv] = pinned(1, process.execPath, args)
+  const child = spawn(command, argv, { stdio: ['ignore', 'pipe', 'inherit'] })
+  return new Promise((resolve, reject) => {
+    let out = ''
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk
+      const match = /http:\/\/127\.0\.0\.1:\d+/.exec(out)
+      if (match) resolve({ url: match[0], child })
+    })
+    child.on('exit', (code) =>
+      reject(new Error(`server exited with ${code}: ${out}`)),
+    )
+  })
+}
+
+async function peakRss(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '')
+  return Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024
+}
+
+interface Load {
+  rps: number
+  p50: number
+  p99: number
+  errors: number
+  rssMb: number
+}
+
+async function load(
+  args: string[],
+  path: string,
+  body: unknown,
+): Promise<Load> {
+  const { url, child } = await startServer(args)
+  try {
+    const options = {
+      url: url + path,
+      method: 'POST' as const,
+      connections: CONNECTIONS,
+      headers: {
+        authorization: `Bearer ${DEMO_KEY_ONE}`,
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify(body),
+    }
+    await autocannon({ ...options, duration: 1 }) // warm-up
+    const r = await autocannon({ ...options, duration: DURATION })
+    return {
+      rps: r.requests.average,
+      p50: r.latency.p50,
+      p99: r.latency.p99,
+      errors: r.errors + r.timeouts + r.non2xx,
+      rssMb: await peakRss(child.pid!),
+    }
+  } finally {
+    child.kill('SIGKILL')
+  }
+}
+
+async function benchServer(): Promise<void> {
+  const cli = ['dist/bin.js', '--port', '0', '--quiet']
+  const customer = { name: 'Ada Lovelace', email: 'ada@example.com' }
+  const token = { scopes: ['customers:read'], expires_in: 3600 }
+  const sets: Record<string, Load[]> = { bare: [], customers: [], tokens: [] }
+  for (let run = 0; run < RUNS; run++) {
+    sets.bare!.push(
+      await load(['bench/bare-server.mjs'], '/v1/customers', customer),
+    )
+    sets.customers!.push(await load(cli, '/v1/customers', customer))
+    sets.tokens!.push(await load(cli, '/v2/tokens', token))
+  }
+  const m = (name: string, key: keyof Load) =>
+    median(sets[name]!.map((l) => l[key]))
+  const bare = m('bare', 'rps')
+  result.server = Object.fromEntries(
+    Object.keys(sets).map((name) => [
+      name,
+      {
+        rps: m(name, 'rps'),
+        p50: m(name, 'p50'),
+        p99: m(name, 'p99'),
+        errors: m(name, 'errors'),
+        rssMb: m(name, 'rssMb'),
+      },
+    ]),
+  )
+  row(
+    'server',
+    `bare node:http JSON echo (baseline), c=${CONNECTIONS}`,
+    `${bare.toFixed(0)} req/s, p99 ${m('bare', 'p99')} ms`,
+  )
+  for (const name of ['customers', 'tokens'] as const) {
+    const ratio = m(name, 'rps') / bare
+    const path = name === 'customers' ? 'POST /v1/customers' : 'POST /v2/tokens'
+    row(
+      'server',
+      `${path} req/s vs bare`,
+      `${ratio.toFixed(2)}× (${m(name, 'rps').toFixed(0)} req/s)`,
+      '≥ 0.35×',
+      ratio >= 0.35,
+    )
+    row(
+      'server',
+      `${path} p50 / p99`,
+      `${m(name, 'p50')} / ${m(name, 'p99')} ms`,
+      'p99 ≤ 20 ms',
+      m(name, 'p99') <= 20,
+    )
+    row(
+      'server',
+      `${path} errors`,
+      String(m(name, 'errors')),
+      '0',
+      m(name, 'errors') === 0,
+    )
+    row('server', `${path} peak RSS`, `${m(name, 'rssMb').toFixed(0)} MB`)
+  }
+}
+
+// ---------- in-process ----------
+
+const customerRequest = () =>
+  new Request('http://api.test/v1/customers', {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${DEMO_KEY_ONE}`,
+      'content-type': 'application/json',
+    },
+    body: '{"name":"Ada Lovelace","email":"ada@example.com"}',
+  })
+
+async function perOp(fn: () => Promise<unknown>, n: number): Promise<number> {
+  for (let i = 0; i < Math.min(200, n); i++) await fn()
+  const samples: number[] = []
+  for (let run = 0; run < 5; run++) {
+    const started = performance.now()
+    for (let i = 0; i < n; i++) await fn()
+    samples.push(((performance.now() - started) * 1000) / n)
+  }
+  return median(samples)
+}
+
+async function benchInProcess(): Promise<void> {
+  const n = QUICK ? 300 : 1500
+  const trivial = [
+    http.post('*/v1/customers', () =>
+      HttpResponse.json(
+        { id: 'cus_1', name: 'a', email: 'b' },
+        { status: 201 },
+      ),
+    ),
+  ]
+  const sandbox = createSandbox()
+  await sandbox.ready
+
+  const trivialGet = await perOp(
+    async () => (await getResponse(trivial, customerRequest()))!.text(),
+    n,
+  )
+  const fullGet = await perOp(
+    async () =>
+      (await getResponse(sandbox.handlers, customerRequest()))!.text(),
+    n,
+  )
+
+  const server = setupServer(...trivial)
+  server.listen({ onUnhandledRequest: 'error' })
+  const trivialFetch = await perOp(
+    async () => (await fetch(customerRequest())).text(),
+    n,
+  )
+  server.resetHandlers(...sandbox.handlers)
+  const fullFetch = await perOp(
+    async () => (await fetch(customerRequest())).text(),
+    n,
+  )
+  server.close()
+
+  result.inProcess = { trivialGet, fullGet, trivialFetch, fullFetch }
+  row(
+    'in-process',
+    'trivial MSW handler, setupServer + fetch (baseline)',
+    `${trivialFetch.toFixed(0)} µs`,
+  )
+  row(
+    'in-process',
+    'createCustomer, setupServer + fetch',
+    `${(fullFetch / trivialFetch).toFixed(2)}× (${fullFetch.toFixed(0)} µs)`,
+    '≤ 1.3×',
+    fullFetch / trivialFetch <= 1.3,
+  )
+  row(
+    'in-process',
+    'trivial MSW handler, getResponse (baseline)',
+    `${trivialGet.toFixed(0)} µs`,
+  )
+  row(
+    'in-process',
+    'createCustomer, getResponse',
+    `${(fullGet / trivialGet).toFixed(2)}× (${fullGet.toFixed(0)} µs)`,
+    '≤ 2×',
+    fullGet / trivialGet <= 2,
+  )
+}
+
+// ---------- growth ----------
+
+async function sandboxWith(count: number) {
+  const sandbox = createSandbox({ customersPerAccount: 0 })
+  await sandbox.ready
+  const data = sandbox.dump()
+  const account = data.accounts[0]!.id
+  const now = new Date().toISOString()
+  const later = new Date(Date.now() + 86_400_000).toISOString()
+  for (let i = 0; i < count; i++) {
+    const id = `cus_${String(i).padStart(14, '0')}`
+    data.customers.push({
+      id,
+      account_id: account,
+      name: `Customer ${i}`,
+      email: `c${i}@example.com`,
+      created_at: now,
+    })
+    data.tokens.push({
+      id: `tkn_${String(i).padStart(14, '0')}`,
+      account_id: account,
+      secret: `tok_test_${String(i).padStart(32, '0')}`,
+      scopes: ['customers:write'],
+      expires_in: 86_400,
+      expires_at: later,
+      created_at: now,
+      issued_by: 'key_bench',
+    })
+  }
+  await sandbox.load(data)
+  return sandbox
+}
+
+async function benchGrowth(): Promise<void> {
+  const n = QUICK ? 300 : 2000
+  const measure = async (count: number) => {
+    const sandbox = await sandboxWith(count)
+    const create = await perOp(
+      async () => (await sandbox.handle(customerRequest()))!.text(),
+      n,
+    )
+    // An authenticated call with a token from the middle of the index.
+    const secret = `tok_test_${String(count >> 1).padStart(32, '0')}`
+    const auth = await perOp(
+      async () =>
+        (await sandbox.handle(
+          new Request('http://api.test/v1/customers', {
+            method: 'POST',
+            headers: {
+              authorization: `Bearer ${secret}`,
+              'content-type': 'application/json',
+            },
+            body: '{"name":"A"}',
+          }),
+        ))!.text(),
+      n,
+    )
+    return { create, auth }
+  }
+  const small = await measure(1000)
+  const large = await measure(100_000)
+
+  globalThis.gc?.()
+  const before = process.memoryUsage().heapUsed
+  const sandbox = createSandbox({ customersPerAccount: 0 })
+  await sandbox.ready
+  const count = 100_000
+  await Promise.all(
+    Array.from({ length: count }, (_, i) =>
+      sandbox.handle(
+        new Request('http://api.test/v1/customers', {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${DEMO_KEY_ONE}`,
+            'content-type': 'application/json',
+          },
+          body: JSON.stringify({
+            name: `Customer ${i}`,
+            email: `c${i}@example.com`,
+          }),
+        }),
+      ),
+    ),
+  )
+  sandbox.journal.clear()
+  globalThis.gc?.()
+  const perCustomer = (process.memoryUsage().heapUsed - before) / count
+  if (sandbox.customers.count() !== count)
+    throw new Error('growth: not every customer was created')
+
+  result.growth = {
+    small,
+    large,
+    bytesPerCustomer: perCustomer,
+    gc: typeof globalThis.gc === 'function',
+  }
+  row(
+    'growth',
+    'create at 100k vs 1k customers and tokens',
+    `${(large.create / small.create).toFixed(2)}× (${small.create.toFixed(0)} → ${large.create.toFixed(0)} µs)`,
+    '≤ 1.2×',
+    large.create / small.create <= 1.2,
+  )
+  row(
+    'growth',
+    'token-authenticated call at 100k vs 1k',
+    `${(large.auth / small.auth).toFixed(2)}× (${small.auth.toFixed(0)} → ${large.auth.toFixed(0)} µs)`,
+    '≤ 1.2×',
+    large.auth / small.auth <= 1.2,
+  )
+  row(
+    'growth',
+    'memory per customer at 100k',
+    `${perCustomer.toFixed(0)} B`,
+    '≤ 1024 B',
+    perCustomer <= 1024,
+  )
+}
+
+// ---------- start-up ----------
+
+async function benchStartup(): Promise<void> {
+  for (let i = 0; i < 5; i++) await createSandbox().ready
+  const samples: number[] = []
+  for (let i = 0; i < 30; i++) {
+    const started = performance.now()
+    await createSandbox().ready
+    samples.push(performance.now() - started)
+  }
+  const create = median(samples)
+  const cli: number[] = []
+  for (let i = 0; i < (QUICK ? 2 : 5); i++) {
+    const started = performance.now()
+    const { url, child } = await startServer([
+      'dist/bin.js',
+      '--port',
+      '0',
+      '--quiet',
+    ])
+    for (;;) {
+      const ok = await fetch(`${url}/__sandbox/health`).then(
+        (r) => r.status === 200,
+        () => false,
+      )
+      if (ok) break
+    }
+    cli.push(performance.now() - started)
+    child.kill('SIGKILL')
+  }
+  result.startup = { createSandboxMs: create, cliReadyMs: median(cli) }
+  row(
+    'start-up',
+    'createSandbox() with the default seed, warm',
+    `${create.toFixed(2)} ms`,
+    '≤ 5 ms',
+    create <= 5,
+  )
+  row(
+    'start-up',
+    'CLI from spawn to health 200',
+    `${median(cli).toFixed(0)} ms`,
+    '≤ 500 ms',
+    median(cli) <= 500,
+  )
+}
+
+// ---------- bundle ----------
+
+async function benchBundle(): Promise<void> {
+  const output = await build({
+    configFile: false,
+    logLevel: 'silent',
+    root: new URL('.', root).pathname,
+    build: {
+      write: false,
+      minify: true,
+      lib: { entry: 'src/index.ts', formats: ['es'], fileName: 'index' },
+      rolldownOptions: {
+        external: [/^msw/, /^@msw\/data/, /^zod/, /^@faker-js\/faker/, /^srvx/],
+      },
+    },
+  })
+  const chunks = (Array.isArray(output) ? output : [output]).flatMap((o) =>
+    'output' in o ? o.output : [],
+  )
+  const code = chunks.map((c) => ('code' in c ? c.code : '')).join('\n')
+  const gzip = gzipSync(code).length / 1024
+  result.bundle = { ownCodeGzipKb: gzip, ownCodeMinKb: code.length / 1024 }
+  row(
+    'browser',
+    'our own code (core + handlers), minified + gzip, deps external',
+    `${gzip.toFixed(1)} KB`,
+    '≤ 40 KB',
+    gzip <= 40,
+  )
+}
+
+// ---------- report ----------
+
+const started = Date.now()
+await benchInProcess()
+await benchGrowth()
+await benchStartup()
+await benchBundle()
+await benchServer()
+
+const width = (key: keyof Row) =>
+  Math.max(...rows.map((r) => String(r[key]).length), key.length)
+const columns: (keyof Row)[] = ['group', 'figure', 'value', 'budget']
+const line = (r: Record<string, unknown>) =>
+  `${columns.map((c) => String(r[c]).padEnd(width(c))).join('  ')}  ${r.holds === null ? '' : r.holds ? 'holds' : 'MISSES'}`
+console.log(
+  line({
+    group: 'group',
+    figure: 'figure',
+    value: 'value',
+    budget: 'budget',
+    holds: null,
+  }),
+)
+for (const r of rows) console.log(line(r as unknown as Record<string, unknown>))
+const misses = rows.filter((r) => r.holds === false).length
+console.log(
+  `\n${rows.filter((r) => r.holds).length} budgets hold, ${misses} miss · node ${process.version} · ${cpus().length}× ${cpus()[0]?.model ?? 'cpu'} · ${RUNS} run(s), median · ${((Date.now() - started) / 1000).toFixed(0)} s`,
+)
+await mkdir(new URL('bench/results/', root), { recursive: true })
+await writeFile(
+  new URL('bench/results/latest.json', root),
+  `${JSON.stringify({ at: new Date().toISOString(), node: process.version, cpus: cpus().length, runs: RUNS, rows, result }, null, 2)}\n`,
+)
