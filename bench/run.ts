@@ -21,7 +21,7 @@ const CONNECTIONS = 32
 const root = new URL('../', import.meta.url)
 
 const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b)
+  const sorted = values.toSorted((a, b) => a - b)
   const mid = sorted.length >> 1
   return sorted.length % 2
     ? sorted[mid]!

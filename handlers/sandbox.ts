@@ -1,7 +1,7 @@
 import type { Route, SandboxContext } from '../src/context.ts'
 import { SandboxError, validationError } from '../src/errors.ts'
 import { json } from '../src/pipeline.ts'
-import type { Sandbox } from '../src/sandbox.ts'
+import type { SandboxCore } from '../src/sandbox.ts'
 import {
   ApiKeyBodySchema,
   ClockBodySchema,
@@ -34,7 +34,10 @@ const scenarioView = (s: Scenario) => ({
  * @example
  * sandboxRoutes(ctx, sandbox).map((route) => `${route.method} ${route.path}`)
  */
-export function sandboxRoutes(ctx: SandboxContext, sandbox: Sandbox): Route[] {
+export function sandboxRoutes(
+  ctx: SandboxContext,
+  sandbox: SandboxCore,
+): Route[] {
   const route = (
     method: Route['method'],
     path: string,

@@ -3,12 +3,10 @@ import { parseArgs, styleText } from 'node:util'
 import packageJson from '../package.json' with { type: 'json' }
 import { DEFAULT_ACCOUNTS, DEMO_KEY_ONE } from '../fixtures/demo-keys.ts'
 import { DataFileError } from './data-file.ts'
-import {
-  createSandboxServer,
-  SandboxStartError,
-  type RequestLog,
-  type SandboxServer,
-  type SandboxServerOptions,
+import type {
+  RequestLog,
+  SandboxServer,
+  SandboxServerOptions,
 } from './node.ts'
 
 const NAME = 'customer-token-sandbox'
@@ -463,6 +461,8 @@ export async function main({
     )
   }
 
+  // @note Loaded only to serve: --help and --version stay instant.
+  const { createSandboxServer, SandboxStartError } = await import('./node.ts')
   const progress = createProgress(stdout, json || settings.quiet, paint)
   let server: SandboxServer
   try {

@@ -1,6 +1,6 @@
 import { open, readFile, rename, unlink } from 'node:fs/promises'
 import { dirname, basename, join } from 'node:path'
-import type { Sandbox } from './sandbox.ts'
+import type { SandboxCore } from './sandbox.ts'
 
 /** A data file that cannot be used: the server refuses to start and leaves it untouched. */
 export class DataFileError extends Error {
@@ -96,7 +96,7 @@ export interface DataFileWriter {
  */
 export function createDataFileWriter(
   path: string,
-  sandbox: Sandbox,
+  sandbox: SandboxCore,
   options: {
     maxDelayMs: number
     onFlush?: (info: FlushInfo) => void

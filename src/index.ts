@@ -53,6 +53,7 @@ export type {
 export type { Persona } from './personas.ts'
 export type {
   Sandbox,
+  SandboxCore,
   SandboxState,
   AccountView,
   ApiKeyView,

@@ -5,7 +5,7 @@ import {
 } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
 import { toNodeHandler } from 'srvx/node'
-import { createSandbox } from './create-sandbox.ts'
+import { createSandboxCore } from './sandbox-core.ts'
 import {
   createDataFileWriter,
   DataFileError,
@@ -17,7 +17,7 @@ import {
 import { SandboxError } from './errors.ts'
 import type { JournalEntry } from './journal.ts'
 import type { SandboxOptions } from './options.ts'
-import type { Sandbox } from './sandbox.ts'
+import type { SandboxCore } from './sandbox.ts'
 
 /** One request as the server logs it. */
 export interface RequestLog {
@@ -69,7 +69,7 @@ export interface SandboxServer {
   /** Its base URL, e.g. `http://127.0.0.1:4100`. */
   url: string
   port: number
-  sandbox: Sandbox
+  sandbox: SandboxCore
   /** Whether the data came from an existing data file. */
   loadedFromFile: boolean
   /** Stops accepting connections, closes the open ones and flushes the data file. */
@@ -127,7 +127,7 @@ export async function createSandboxServer(
 
   let writer: DataFileWriter | undefined
   const pending = new Map<string, JournalEntry>()
-  const sandbox = createSandbox({
+  const { sandbox } = createSandboxCore({
     // A replayed session keeps the determinism it was recorded with.
     ...(sandboxOptions.from === undefined && { deterministic: false }),
     ...sandboxOptions,
@@ -313,7 +313,7 @@ function withCors(response: Response, origin: string | null): Response {
   return response
 }
 
-function notFound(sandbox: Sandbox, request: Request): Response {
+function notFound(sandbox: SandboxCore, request: Request): Response {
   const url = new URL(request.url)
   return new SandboxError(
     'not_found',

@@ -62,13 +62,17 @@ export interface CreatedApiKey {
 }
 
 /** One sandbox: its handlers, its data and its controls. Two never share anything. */
-export interface Sandbox {
+export interface Sandbox extends SandboxCore {
   /**
    * MSW request handlers for both operations, the 404/405 answers under the
    * API's version prefixes, `/__sandbox/*` and `/openapi.json`.
    * @example setupServer(...sandbox.handlers)
    */
   readonly handlers: RequestHandler[]
+}
+
+/** A sandbox without MSW handlers, as the standalone server holds it. */
+export interface SandboxCore {
   /**
    * Answers a request without MSW, or `undefined` when it is not for the
    * sandbox. The standalone server routes through it.

@@ -2,7 +2,7 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js'
 import addFormats from 'ajv-formats'
 import packageJson from '../package.json' with { type: 'json' }
 import { createOpenApiDocument } from '../src/openapi.ts'
-import type { Sandbox } from '../src/index.ts'
+import type { SandboxCore } from '../src/index.ts'
 
 type Json = Record<string, any>
 
@@ -14,12 +14,12 @@ interface Checker {
 
 const checkers = new Map<string, Checker>()
 
-const keyOf = (sandbox: Sandbox): string =>
+const keyOf = (sandbox: SandboxCore): string =>
   JSON.stringify(sandbox.options, (_, value) =>
     typeof value === 'function' ? value.name || 'fn' : value,
   )
 
-function checkerFor(sandbox: Sandbox): Checker {
+function checkerFor(sandbox: SandboxCore): Checker {
   const key = keyOf(sandbox)
   let checker = checkers.get(key)
   if (!checker) {
@@ -46,7 +46,7 @@ const escape = (part: string): string =>
  * await checkResponse(sandbox, 'POST', '/v1/customers', response)
  */
 export async function checkResponse(
-  sandbox: Sandbox,
+  sandbox: SandboxCore,
   method: string,
   url: URL,
   response: Response,

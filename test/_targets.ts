@@ -1,13 +1,13 @@
 import { getResponse } from 'msw'
 import { createSandbox } from '../src/index.ts'
-import type { Sandbox, SandboxOptions } from '../src/index.ts'
+import type { SandboxCore, SandboxOptions } from '../src/index.ts'
 import { DEMO_KEY_ONE } from '../fixtures/demo-keys.ts'
 import { createSandboxServer } from '../src/node.ts'
 import { checkResponse } from './_openapi.ts'
 
 /** A sandbox under test, reached through one adapter. */
 export interface Client {
-  sandbox: Sandbox
+  sandbox: SandboxCore
   /** Sends a request to `path` (e.g. `/v1/customers`) on the sandbox's origin. */
   fetch(path: string, init?: RequestInit): Promise<Response>
   close(): Promise<void>

@@ -1,0 +1,462 @@
+import { customerRoutes } from '../handlers/customers.ts'
+import { sandboxRoutes } from '../handlers/sandbox.ts'
+import { tokenRoutes } from '../handlers/tokens.ts'
+import {
+  createFaker,
+  seedAccountName,
+  seedCustomers,
+} from '../fixtures/seed.ts'
+import { assumptionLedger } from './assumptions.ts'
+import { createClock } from './clock.ts'
+import type { SandboxContext } from './context.ts'
+import { createDatabase, type Database } from './db.ts'
+import { createIdempotencyStore } from './idempotency.ts'
+import {
+  createIdGenerator,
+  createCryptoRandom,
+  createSeededRandom,
+  type IdKind,
+} from './ids.ts'
+import { createJournal, type JournalEntry } from './journal.ts'
+import {
+  resolveOptions,
+  type ResolvedOptions,
+  type SandboxOptions,
+} from './options.ts'
+import { createRateLimiter } from './rate-limit.ts'
+import { PERSONA_RATE_LIMIT } from './personas.ts'
+import { createRouter, type Router } from './router.ts'
+import type { AccountView, SandboxCore, TokenView } from './sandbox.ts'
+import { createScenarios } from './scenarios.ts'
+import {
+  SANDBOX_DATA_FORMAT,
+  SANDBOX_DATA_VERSION,
+  SandboxDataSchema,
+  SandboxSessionSchema,
+  SESSION_FORMAT,
+  SESSION_VERSION,
+  createCustomerBodySchema,
+  createTokenBodySchema,
+  type SandboxData,
+  type SandboxSession,
+  type TokenRecord,
+} from './schemas.ts'
+import { maskSecret } from './secrets.ts'
+
+/**
+ * The sandbox without MSW: its data, clock, journal, scenarios and route
+ * table. `createSandbox()` binds it to MSW handlers; the standalone server
+ * routes to it directly, so it never loads MSW.
+ *
+ * @example
+ * const { sandbox, router } = createSandboxCore({ seed: 1 })
+ * await sandbox.handle(new Request('http://localhost/__sandbox/health'))
+ */
+export function createSandboxCore(options: SandboxOptions = {}): {
+  sandbox: SandboxCore
+  router: Router
+} {
+  const { from, ...explicit } = options
+  const session = from === undefined ? undefined : parseSession(from)
+  // A session's options are the base; the ones passed beside it win.
+  const resolved = resolveOptions(
+    session
+      ? { ...(session.options as SandboxOptions), ...explicit }
+      : explicit,
+  )
+  let seed = session?.data.seed ?? resolved.seed
+  const snapshots = new Map<string, { data: SandboxData; created_at: string }>()
+  let seeding = true
+
+  const ctx: SandboxContext = {
+    options: resolved,
+    clock: createClock(resolved.clockAfterSet),
+    schemas: {
+      customerBody: createCustomerBodySchema(resolved),
+      tokenBody: createTokenBodySchema(resolved),
+    },
+    scenarios: createScenarios(resolved.latency),
+    journal: createJournal(resolved.journalLimit),
+    db: createDatabase({ indexEmails: resolved.uniqueEmail }),
+    nextId: createIdGenerator({ seed, deterministic: resolved.deterministic }),
+    random: createCryptoRandom(),
+    idempotency: createIdempotencyStore({ ttlMs: 0, maxEntries: 1 }),
+    rateLimiter: undefined,
+    personaLimiter: createRateLimiter(PERSONA_RATE_LIMIT),
+    ready: Promise.resolve(),
+  }
+  let faker = createFaker(seed)
+
+  const renew = ({
+    populate = (db) => seedDatabase(db, seed, resolved, ctx.clock.now()),
+    skip,
+    keepJournal = false,
+  }: {
+    populate?: (db: Database) => Promise<void>
+    skip?: Partial<Record<IdKind, number>>
+    keepJournal?: boolean
+  } = {}): Promise<void> => {
+    const { deterministic, idempotency, rateLimit } = resolved
+    const db = createDatabase({ indexEmails: resolved.uniqueEmail })
+    ctx.db = db
+    ctx.nextId = createIdGenerator({
+      seed,
+      deterministic,
+      ...(skip && { skip }),
+    })
+    ctx.random = deterministic
+      ? createSeededRandom(seed, 'latency')
+      : createCryptoRandom()
+    ctx.idempotency = createIdempotencyStore({
+      ttlMs: idempotency.ttlSeconds * 1000,
+      maxEntries: idempotency.maxEntries,
+    })
+    ctx.rateLimiter = rateLimit ? createRateLimiter(rateLimit) : undefined
+    ctx.personaLimiter = createRateLimiter(PERSONA_RATE_LIMIT)
+    if (!keepJournal) {
+      ctx.journal.clear()
+      ctx.scenarios.clear()
+    }
+    ctx.clock.reset()
+    faker = createFaker(seed ^ 0x5bd1e995)
+    seeding = true
+    ctx.ready = populate(db).then(() => {
+      if (ctx.db === db) seeding = false
+    })
+    return ctx.ready
+  }
+
+  const readable = (): Database => {
+    if (seeding) {
+      throw new Error(
+        'Failed to read the sandbox: it is still seeding. Await sandbox.ready (or the promise that reset() returns) first.',
+      )
+    }
+    return ctx.db
+  }
+
+  const tokenView = (record: TokenRecord): TokenView => ({
+    id: record.id,
+    account_id: record.account_id,
+    token: maskSecret(record.secret),
+    scopes: [...record.scopes],
+    expires_in: record.expires_in,
+    expires_at: record.expires_at,
+    created_at: record.created_at,
+    issued_by: record.issued_by,
+    expired: ctx.clock.now().getTime() >= Date.parse(record.expires_at),
+  })
+
+  const accountView = (db: Database, id: string): AccountView | undefined => {
+    const account = db.accountById(id)
+    if (!account) return undefined
+    return {
+      id: account.id,
+      name: account.name,
+      created_at: account.created_at,
+      api_keys: db.apiKeys
+        .all()
+        .filter((key) => key.account_id === id)
+        .map((key) => ({
+          id: key.id,
+          key: maskSecret(key.secret),
+          revoked: key.revoked,
+          created_at: key.created_at,
+        })),
+      customer_count: db.customersOf(id).length,
+      token_count: db.tokensOf(id).length,
+    }
+  }
+
+  const sandbox: SandboxCore = {
+    handle: (request) => router.handle(request),
+    get ready() {
+      return ctx.ready
+    },
+    options: resolved,
+    reset(nextSeed) {
+      if (nextSeed !== undefined) {
+        if (
+          !Number.isInteger(nextSeed) ||
+          nextSeed < 0 ||
+          nextSeed > 0xffffffff
+        ) {
+          throw new RangeError(
+            `Failed to reset the sandbox: the seed must be a whole number from 0 to 4294967295 (got ${String(nextSeed)}).`,
+          )
+        }
+        seed = nextSeed
+      }
+      return renew()
+    },
+    clock: ctx.clock,
+    journal: ctx.journal,
+    scenarios: ctx.scenarios,
+    async createApiKey({ accountName } = {}) {
+      await ctx.ready
+      const { db, nextId } = ctx
+      const now = ctx.clock.now().toISOString()
+      const account = await db.insertAccount({
+        id: nextId('account'),
+        name: accountName ?? seedAccountName(faker),
+        created_at: now,
+      })
+      const key = await db.insertApiKey({
+        id: nextId('apiKeyId'),
+        account_id: account.id,
+        secret: nextId('apiKey'),
+        revoked: false,
+        created_at: now,
+      })
+      return { apiKey: key.secret, accountId: account.id }
+    },
+    accounts: {
+      list: () => {
+        const db = readable()
+        return db.accounts.all().map((account) => accountView(db, account.id)!)
+      },
+      get: (id) => accountView(readable(), id),
+    },
+    customers: {
+      list: ({ accountId } = {}) => {
+        const db = readable()
+        const records =
+          accountId === undefined
+            ? db.customers.all()
+            : db.customersOf(accountId)
+        return records.map((record) => ({ ...record }))
+      },
+      get: (id) => {
+        const record = readable().customerById(id)
+        return record && { ...record }
+      },
+      count: ({ accountId } = {}) => {
+        const db = readable()
+        return accountId === undefined
+          ? db.customers.count()
+          : db.customersOf(accountId).length
+      },
+    },
+    tokens: {
+      list: ({ accountId } = {}) => {
+        const db = readable()
+        const records =
+          accountId === undefined ? db.tokens.all() : db.tokensOf(accountId)
+        return records.map(tokenView)
+      },
+      get: (id) => {
+        const record = readable().tokenById(id)
+        return record && tokenView(record)
+      },
+    },
+    state: () => ({
+      now: ctx.clock.now().toISOString(),
+      seed,
+      accounts: sandbox.accounts.list(),
+      customers: sandbox.customers.list(),
+      tokens: sandbox.tokens.list(),
+    }),
+    assumptions: () => assumptionLedger(resolved),
+    dump() {
+      const db = readable()
+      const copy = <T extends object>(records: readonly T[]): T[] =>
+        records.map((r) => ({ ...r }))
+      return {
+        format: SANDBOX_DATA_FORMAT,
+        version: SANDBOX_DATA_VERSION,
+        seed,
+        clock: { now: ctx.clock.now().toISOString(), frozen: ctx.clock.frozen },
+        accounts: copy(db.accounts.all()),
+        api_keys: copy(db.apiKeys.all()),
+        customers: copy(db.customers.all()),
+        tokens: copy(db.tokens.all()),
+      }
+    },
+    async load(input) {
+      const data = parseSandboxData(input)
+      seed = data.seed
+      await renew({ populate: (db) => insertData(db, data) })
+      if (data.clock.frozen) ctx.clock.set(data.clock.now)
+    },
+    async snapshot(name) {
+      await ctx.ready
+      checkSnapshotName(name)
+      const data = sandbox.dump()
+      const created_at = ctx.clock.now().toISOString()
+      snapshots.set(name, { data, created_at })
+      return {
+        name,
+        created_at,
+        customers: data.customers.length,
+        tokens: data.tokens.length,
+      }
+    },
+    async restore(name) {
+      const snapshot = snapshots.get(name)
+      if (!snapshot) {
+        throw new RangeError(
+          `Failed to restore the snapshot "${name}": there is none by that name. Snapshots: ${[...snapshots.keys()].join(', ') || 'none'}.`,
+        )
+      }
+      const { data } = snapshot
+      await renew({ populate: (db) => insertData(db, data), keepJournal: true })
+      ctx.clock.set(data.clock.now)
+      if (!data.clock.frozen) ctx.clock.reset()
+    },
+    snapshots: () =>
+      [...snapshots].map(([name, { data, created_at }]) => ({
+        name,
+        created_at,
+        customers: data.customers.length,
+        tokens: data.tokens.length,
+      })),
+    export() {
+      const data = sandbox.dump()
+      return {
+        format: SESSION_FORMAT,
+        version: SESSION_VERSION,
+        exported_at: new Date().toISOString(),
+        options: serializableOptions(resolved),
+        data,
+        journal: ctx.journal.list() as unknown as Record<string, unknown>[],
+        id_draws: ctx.nextId.draws(),
+      }
+    },
+  }
+
+  const router = createRouter(ctx, {
+    api: [...customerRoutes(ctx), ...tokenRoutes(ctx)],
+    surface: sandboxRoutes(ctx, sandbox),
+  })
+  if (session) {
+    const { data, journal, id_draws } = session
+    renew({ populate: (db) => insertData(db, data), skip: id_draws })
+    for (const entry of [...journal].reverse())
+      ctx.journal.record(entry as unknown as JournalEntry)
+    if (data.clock.frozen) ctx.clock.set(data.clock.now)
+  } else {
+    renew()
+  }
+  return { sandbox, router }
+}
+
+async function insertData(db: Database, data: SandboxData): Promise<void> {
+  await Promise.all([
+    ...data.accounts.map((r) => db.insertAccount(r)),
+    ...data.api_keys.map((r) => db.insertApiKey(r)),
+    ...data.customers.map((r) => db.insertCustomer(r)),
+    ...data.tokens.map((r) => db.insertToken(r)),
+  ])
+}
+
+function checkSnapshotName(name: unknown): void {
+  if (typeof name !== 'string' || !/^[\w.-]{1,64}$/.test(name)) {
+    throw new RangeError(
+      `Failed to take a snapshot: its name must be 1 to 64 letters, digits, "_", "." or "-" (got ${JSON.stringify(name)}).`,
+    )
+  }
+}
+
+/** The options a session export carries: everything but functions and the admin token. */
+function serializableOptions(
+  options: ResolvedOptions,
+): Record<string, unknown> {
+  const {
+    errorFormat: _e,
+    onRequest: _r,
+    onSeedProgress: _p,
+    baseUrl,
+    adminToken: _a,
+    ...rest
+  } = options
+  return { ...rest, ...(baseUrl && { baseUrl: baseUrl.href }) }
+}
+
+function parseSession(input: unknown): SandboxSession {
+  const result = SandboxSessionSchema.safeParse(input)
+  if (result.success) return result.data
+  const issue = result.error.issues[0]!
+  throw new TypeError(
+    `Failed to create a sandbox from a session: ${issue.path.join('.') || 'the document'}: ${issue.message}. Pass what sandbox.export() or GET /__sandbox/export returned.`,
+  )
+}
+
+function parseSandboxData(input: unknown): SandboxData {
+  const result = SandboxDataSchema.safeParse(input)
+  if (result.success) return result.data
+  const format = (input as { format?: unknown } | null)?.format
+  const version = (input as { version?: unknown } | null)?.version
+  if (format === SANDBOX_DATA_FORMAT && version !== SANDBOX_DATA_VERSION) {
+    throw new TypeError(
+      `Failed to load sandbox data: it is version ${String(version)} of the format and this release reads version ${SANDBOX_DATA_VERSION}.`,
+    )
+  }
+  const issue = result.error.issues[0]!
+  throw new TypeError(
+    `Failed to load sandbox data: ${issue.path.join('.') || 'the document'}: ${issue.message}.`,
+  )
+}
+
+// Customers are inserted in batches so that a large seed reports progress.
+const SEED_BATCH = 5000
+
+async function seedDatabase(
+  db: Database,
+  seed: number,
+  options: ResolvedOptions,
+  now: Date,
+): Promise<void> {
+  // @note Seeded data draws its ids from streams of its own, so the same seed
+  // gives the same data in random mode too, and never collides with the ids
+  // that requests draw later.
+  const nextId = createIdGenerator({ seed, deterministic: true, salt: 'seed:' })
+  const faker = createFaker(seed)
+  const createdAt = now.toISOString()
+  const { accounts } = options.fixtures
+  const total = accounts.reduce(
+    (sum, account) => sum + (account.customers ?? options.customersPerAccount),
+    0,
+  )
+  let done = 0
+  for (const account of accounts) {
+    const pending: Promise<unknown>[] = [
+      db.insertAccount({
+        id: account.id,
+        name: account.name,
+        created_at: createdAt,
+      }),
+    ]
+    for (const key of account.apiKeys) {
+      pending.push(
+        db.insertApiKey({
+          id: nextId('apiKeyId'),
+          account_id: account.id,
+          secret: key.key,
+          revoked: key.revoked ?? false,
+          created_at: createdAt,
+          ...(key.persona && { persona: key.persona }),
+        }),
+      )
+    }
+    for (const customer of seedCustomers(
+      faker,
+      account.customers ?? options.customersPerAccount,
+    )) {
+      pending.push(
+        db.insertCustomer({
+          id: nextId('customer'),
+          account_id: account.id,
+          name: customer.name,
+          email: customer.email,
+          created_at: createdAt,
+        }),
+      )
+      if (++done % SEED_BATCH === 0) {
+        await Promise.all(pending.splice(0))
+        options.onSeedProgress?.(done, total)
+      }
+    }
+    await Promise.all(pending)
+  }
+  if (total > 0) options.onSeedProgress?.(total, total)
+}
