@@ -3,11 +3,7 @@ import { parseArgs, styleText } from 'node:util'
 import packageJson from '../package.json' with { type: 'json' }
 import { DEFAULT_ACCOUNTS, DEMO_KEY_ONE } from '../fixtures/demo-keys.ts'
 import { DataFileError } from './data-file.ts'
-import type {
-  RequestLog,
-  SandboxServer,
-  SandboxServerOptions,
-} from './node.ts'
+import type { RequestLog, SandboxServer, SandboxServerOptions } from './node.ts'
 
 const NAME = 'customer-token-sandbox'
 

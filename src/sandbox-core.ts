@@ -331,7 +331,7 @@ export function createSandboxCore(options: SandboxOptions = {}): {
   if (session) {
     const { data, journal, id_draws } = session
     renew({ populate: (db) => insertData(db, data), skip: id_draws })
-    for (const entry of [...journal].reverse())
+    for (const entry of journal.toReversed())
       ctx.journal.record(entry as unknown as JournalEntry)
     if (data.clock.frozen) ctx.clock.set(data.clock.now)
   } else {
