@@ -1,6 +1,7 @@
 import type { z } from 'zod'
 import { SandboxError, validationError, type FieldError } from './errors.ts'
 import { SCOPE_PATTERN } from './schemas.ts'
+import { maskSecret } from './secrets.ts'
 
 /** Which `Content-Type`s an operation reads a JSON body from. */
 export type BodyTypes = 'json' | 'json-or-text'
@@ -153,6 +154,10 @@ const valueAt = (body: unknown, path: readonly PropertyKey[]): unknown =>
     body,
   )
 
+/** A sent value as an error may quote it: short, and never a full secret. */
+const echo = (value: string): string =>
+  /^(sk_test_|tok_test_)/.test(value) ? maskSecret(value) : value.slice(0, 100)
+
 const describe = (value: unknown): string =>
   value === null
     ? 'null'
@@ -244,7 +249,7 @@ export function validateBody<T>(
         message = isScope
           ? `${label} "${value}" is not in the scope catalog (${issue.values.join(', ')})`
           : typeof value === 'string'
-            ? `${label} "${value.slice(0, 100)}" is not a scope of the form <resource>:<access> in the catalog (${issue.values.join(', ')})`
+            ? `${label} "${echo(value)}" is not a scope of the form <resource>:<access> in the catalog (${issue.values.join(', ')})`
             : `${label} must be one of ${issue.values.join(', ')}`
         break
       }
@@ -266,5 +271,14 @@ export function validateBody<T>(
       message: special ?? message,
     })
   }
-  throw validationError(errors)
+  // One problem can raise two issues (1e20 is both too big and not an integer).
+  const seen = new Set<string>()
+  throw validationError(
+    errors.filter((error) => {
+      const key = `${error.pointer}\n${error.code}\n${error.message}`
+      if (seen.has(key)) return false
+      seen.add(key)
+      return true
+    }),
+  )
 }
