@@ -72,7 +72,7 @@ export function sandboxRoutes(
       await sandbox.reset(seed)
       return json(200, {
         status: 'reset',
-        seed: sandbox.options.seed,
+        seed: sandbox.seed,
         now: sandbox.clock.now().toISOString(),
       })
     }),

@@ -173,6 +173,9 @@ export function createSandboxCore(options: SandboxOptions = {}): {
     get ready() {
       return ctx.ready
     },
+    get seed() {
+      return seed
+    },
     options: resolved,
     reset(nextSeed) {
       if (nextSeed !== undefined) {

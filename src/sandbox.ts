@@ -81,6 +81,8 @@ export interface SandboxCore {
   handle(request: Request): Promise<Response> | undefined
   /** Settles when seeding is done; the resolvers wait for it themselves. */
   readonly ready: Promise<void>
+  /** The seed in force: the option's, or the last one `reset(seed)` was given. */
+  readonly seed: number
   /** The options in force, defaults settled. */
   readonly options: ResolvedOptions
   /**
