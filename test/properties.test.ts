@@ -11,7 +11,11 @@ import { send, targets, type Client } from './_targets.ts'
 
 const MIB = 1_048_576
 const CATALOG = ['customers:read', 'customers:write', 'tokens:write']
-const RUNS = { seed: 20_261_122, numRuns: 200 }
+// `npm run fuzz` raises the count (FUZZ_RUNS) and may change the seed (FUZZ_SEED).
+const RUNS = {
+  seed: Number(process.env.FUZZ_SEED ?? 20_261_122),
+  numRuns: Number(process.env.FUZZ_RUNS ?? 200),
+}
 const encoder = new TextEncoder()
 
 /** One request as a consumer could send it. */
