@@ -188,7 +188,7 @@ export async function createSandboxServer(
     const routed =
       baseOrigin === undefined ? request : rebase(request, baseOrigin)
     let response = await (sandbox.handle(routed) ?? notFound(sandbox, request))
-    if (response.type === 'error') {
+    if (response.status === 0) {
       // A scenario asked for a network error: drop the connection unanswered.
       const node = (
         request as { runtime?: { node?: { res?: ServerResponse } } }

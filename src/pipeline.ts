@@ -99,7 +99,9 @@ function finishExchange(
   operation: Operation | null,
   response: Response,
 ): Response {
-  if (response.type !== 'error') {
+  // @note Response.error() is the one response with status 0; reading `type`
+  // would make a lazy server response build itself.
+  if (response.status !== 0) {
     response.headers.set('x-request-id', exchange.requestId)
     for (const [name, value] of Object.entries(exchange.headers)) {
       response.headers.set(name, value)
@@ -110,7 +112,7 @@ function finishExchange(
     operation,
     method: request.method,
     path: url.pathname,
-    status: response.type === 'error' ? 0 : response.status,
+    status: response.status,
     ...exchange.entry,
     duration_ms:
       Math.round((performance.now() - exchange.started) * 1000) / 1000,
