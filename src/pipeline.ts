@@ -176,8 +176,8 @@ export function answerUnrouted(
 }
 
 /**
- * Runs one operation through the contract's order of checks: scenario →
- * authentication → rate limit → scope → content type → size → JSON →
+ * Runs one operation through the contract's order of checks: authentication
+ * → scenario or persona → rate limit → scope → content type → size → JSON →
  * idempotency → fields → conflicts, then records it in the journal.
  *
  * @example
@@ -203,6 +203,15 @@ export async function runOperation(
           ),
       )
     }
+    const now = ctx.clock.now()
+    const principal = authenticate(
+      ctx.db,
+      request.headers.get('authorization'),
+      now.getTime(),
+    )
+    exchange.entry.account_id = principal.accountId
+    // @note Authentication comes before anything else (the contract's order),
+    // so only a caller with a valid credential can make a call fail.
     const effect = takeScenario(ctx, spec.operation, request, exchange)
     if (effect?.status !== undefined || effect?.networkError) {
       if (effect.delayMs) await sleep(effect.delayMs)
@@ -219,13 +228,6 @@ export async function runOperation(
       throw simulatedFailure(effect.status!)
     }
 
-    const now = ctx.clock.now()
-    const principal = authenticate(
-      ctx.db,
-      request.headers.get('authorization'),
-      now.getTime(),
-    )
-    exchange.entry.account_id = principal.accountId
     if (principal.persona === 'unavailable') {
       exchange.entry.scenario = 'persona=unavailable'
       throw simulatedFailure(503)

@@ -38,11 +38,21 @@ for (const target of targets) {
       expect(client.sandbox.scenarios.list()).toEqual([])
     })
 
-    it('applies a scenario before authentication, as an outage would', async () => {
+    it('authenticates first: a call without a credential is a 401 and leaves the scenario for the next one', async () => {
       client = await target.start({ seed: 1 })
       client.sandbox.scenarios.next('*', { status: 500 })
-      const failed = await send(client, 'POST', '/v1/customers', {
+      const anonymous = await send(client, 'POST', '/v1/customers', {
         key: null,
+        body: customer,
+      })
+      expect(anonymous.status).toBe(401)
+      const header = await send(client, 'POST', '/v1/customers', {
+        key: null,
+        body: customer,
+        headers: { 'x-sandbox-scenario': 'status=503' },
+      })
+      expect(header.status).toBe(401)
+      const failed = await send(client, 'POST', '/v1/customers', {
         body: customer,
       })
       expect(failed.status).toBe(500)
