@@ -49,7 +49,7 @@ export interface SandboxOptions {
   /**
    * The accounts and API keys the sandbox starts with.
    * @default { accounts: DEFAULT_ACCOUNTS }
-   * @example createSandbox({ fixtures: { accounts: [{ id: 'acct_MyTeamAccount01', name: 'My team', apiKeys: [{ key: 'sk_test_…' }] }] } })
+   * @example createSandbox({ fixtures: { accounts: [{ id: 'acct_MyTeamAccount1', name: 'My team', apiKeys: [{ key: 'sk_test_…' }] }] } })
    */
   fixtures?: { accounts?: readonly FixtureAccount[] }
   /**

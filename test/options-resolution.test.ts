@@ -1,0 +1,178 @@
+import { expect, it } from 'vitest'
+import {
+  createSandbox,
+  DEFAULT_ACCOUNTS,
+  resolveOptions,
+  type SandboxOptions,
+} from '../src/index.ts'
+
+it('settles every default in one place', () => {
+  const o = resolveOptions()
+  expect({
+    ...o,
+    errorFormat: o.errorFormat.name,
+    fixtures: o.fixtures.accounts.length,
+  }).toEqual({
+    seed: 1,
+    baseUrl: undefined,
+    deterministic: true,
+    fixtures: DEFAULT_ACCOUNTS.length,
+    customersPerAccount: 25,
+    unknownFields: 'reject',
+    requiredFields: ['name', 'email'],
+    nameLength: { min: 1, max: 200 },
+    emailMaxLength: 254,
+    uniqueEmail: false,
+    scopes: ['customers:read', 'customers:write', 'tokens:write'],
+    maxScopes: 20,
+    expiresIn: { default: 3600, min: 60, max: 86_400 },
+    v1AcceptsTokens: true,
+    tokenIssuers: 'api-keys-and-tokens',
+    rateLimit: false,
+    latency: false,
+    errorFormat: 'problemJson',
+    maxBodyBytes: 1_048_576,
+    clockAfterSet: 'frozen',
+    idempotency: { ttlSeconds: 86_400, maxEntries: 10_000 },
+    journalLimit: 1000,
+    adminToken: undefined,
+    onRequest: undefined,
+    onSeedProgress: undefined,
+  })
+})
+
+it('merges partial nested options with their defaults', () => {
+  expect(resolveOptions({ expiresIn: { max: 600 } }).expiresIn).toEqual({
+    default: 600,
+    min: 60,
+    max: 600,
+  })
+  expect(resolveOptions({ nameLength: { max: 50 } }).nameLength).toEqual({
+    min: 1,
+    max: 50,
+  })
+  expect(
+    resolveOptions({ idempotency: { ttlSeconds: 60 } }).idempotency,
+  ).toEqual({ ttlSeconds: 60, maxEntries: 10_000 })
+  expect(
+    resolveOptions({ baseUrl: 'https://api.acme.test/api' }).baseUrl?.href,
+  ).toBe('https://api.acme.test/api')
+})
+
+const bad: [string, SandboxOptions | Record<string, unknown>, RegExp][] = [
+  ['a negative seed', { seed: -1 }, /"seed"/],
+  [
+    'a relative baseUrl',
+    { baseUrl: 'nope' },
+    /"baseUrl" must be an absolute URL/,
+  ],
+  [
+    'expiresIn.min above max',
+    { expiresIn: { min: 100, max: 50 } },
+    /expiresIn\.min/,
+  ],
+  [
+    'a default outside the bounds',
+    { expiresIn: { default: 10 } },
+    /expiresIn\.default/,
+  ],
+  [
+    'nameLength.min above max',
+    { nameLength: { min: 10, max: 5 } },
+    /nameLength\.min/,
+  ],
+  ['an inverted latency', { latency: { min: 50, max: 10 } }, /latency\.min/],
+  [
+    'a scope listed twice',
+    { scopes: ['a:b', 'a:b'] },
+    /"scopes" lists a scope twice/,
+  ],
+  [
+    'a scope not of the form a:b',
+    { scopes: ['customers'] },
+    /<resource>:<access>/,
+  ],
+  [
+    'a fixture key of the wrong shape',
+    {
+      fixtures: {
+        accounts: [
+          {
+            id: 'acct_DemoAccount009',
+            name: 'x',
+            apiKeys: [{ key: 'sk_live_x' }],
+          },
+        ],
+      },
+    },
+    /sk_test_/,
+  ],
+  [
+    'a fixture account listed twice',
+    {
+      fixtures: {
+        accounts: [
+          DEFAULT_ACCOUNTS[1]!,
+          { ...DEFAULT_ACCOUNTS[1]!, apiKeys: [] },
+        ],
+      },
+    },
+    /listed twice/,
+  ],
+  ['an unknown option', { seeds: 3 }, /unknown option "seeds"/],
+  [
+    'an errorFormat that is not a function',
+    { errorFormat: 'json' },
+    /"errorFormat" must be a function/,
+  ],
+  [
+    'a short admin token',
+    { adminToken: 'short' },
+    /"adminToken" must be at least 16 characters/,
+  ],
+  [
+    'an unknown unknownFields mode',
+    { unknownFields: 'drop' },
+    /"unknownFields"/,
+  ],
+]
+
+it.each(bad)(
+  'throws at creation, naming the option, for %s',
+  (_, options, message) => {
+    expect(() => createSandbox(options as SandboxOptions)).toThrow(message)
+    expect(() => createSandbox(options as SandboxOptions)).toThrow(
+      /^Failed to create a sandbox: /,
+    )
+  },
+)
+
+it('refuses to be read before seeding is done, and reads after sandbox.ready', async () => {
+  const sandbox = createSandbox()
+  expect(() => sandbox.customers.list()).toThrow(
+    /still seeding\. Await sandbox\.ready/,
+  )
+  await sandbox.ready
+  expect(sandbox.customers.count()).toBe(50)
+})
+
+it('starts from custom fixture accounts and customersPerAccount', async () => {
+  const sandbox = createSandbox({
+    customersPerAccount: 3,
+    fixtures: {
+      accounts: [
+        {
+          id: 'acct_MyTeamAccount1',
+          name: 'My team',
+          apiKeys: [{ key: 'sk_test_MyTeamKey000000000000001' }],
+        },
+      ],
+    },
+  })
+  await sandbox.ready
+  const state = sandbox.state()
+  expect(state.accounts.map((a) => [a.id, a.name, a.customer_count])).toEqual([
+    ['acct_MyTeamAccount1', 'My team', 3],
+  ])
+  expect(state.accounts[0]!.api_keys[0]!.key).toBe('sk_test_…0001')
+})
