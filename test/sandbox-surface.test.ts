@@ -231,7 +231,7 @@ for (const target of targets) {
       const { body } = await send(client, 'GET', '/__sandbox/assumptions')
       expect(body.assumptions.length).toBeGreaterThanOrEqual(20)
       for (const item of body.assumptions) {
-        expect(Object.keys(item).sort()).toEqual([
+        expect(Object.keys(item).toSorted()).toEqual([
           'default',
           'id',
           'interface',
