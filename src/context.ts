@@ -34,6 +34,11 @@ export interface SandboxContext {
   rateLimiter: RateLimiter | undefined
   /** The window of the `rate-limited` persona key. */
   personaLimiter: RateLimiter
+  /**
+   * Builds the operations' successful answers: the platform's Response, or a
+   * server adapter's lazier equal that skips building a web stream.
+   */
+  readonly Response: new (body: string, init: ResponseInit) => Response
   /** Settles when the current seeding is done; every resolver awaits it. */
   ready: Promise<void>
 }

@@ -4,7 +4,7 @@ import {
   type ServerResponse,
 } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
-import { toNodeHandler } from 'srvx/node'
+import { FastResponse, toNodeHandler } from 'srvx/node'
 import { createSandboxCore } from './sandbox-core.ts'
 import {
   createDataFileWriter,
@@ -127,16 +127,20 @@ export async function createSandboxServer(
 
   let writer: DataFileWriter | undefined
   const pending = new Map<string, JournalEntry>()
-  const { sandbox } = createSandboxCore({
-    // A replayed session keeps the determinism it was recorded with.
-    ...(sandboxOptions.from === undefined && { deterministic: false }),
-    ...sandboxOptions,
-    onRequest(entry) {
-      sandboxOptions.onRequest?.(entry)
-      if (onLog) pending.set(entry.request_id, entry)
-      if (entry.status >= 200 && entry.status < 300) writer?.markDirty()
+  const { sandbox } = createSandboxCore(
+    {
+      // A replayed session keeps the determinism it was recorded with.
+      ...(sandboxOptions.from === undefined && { deterministic: false }),
+      ...sandboxOptions,
+      onRequest(entry) {
+        sandboxOptions.onRequest?.(entry)
+        if (onLog) pending.set(entry.request_id, entry)
+        if (entry.status >= 200 && entry.status < 300) writer?.markDirty()
+      },
     },
-  })
+    // srvx's FastResponse answers without building a web stream per response.
+    { Response: FastResponse },
+  )
   await sandbox.ready
 
   let loadedFromFile = false

@@ -291,7 +291,11 @@ export async function runOperation(
 
     if (effect?.delayMs) await sleep(effect.delayMs)
     const result = await spec.execute(ctx, principal, body, ctx.clock.now())
-    response = json(result.status, result.body, result.headers)
+    response = new ctx.Response(JSON.stringify(result.body), {
+      status: result.status,
+      statusText: STATUS_TEXT[result.status] ?? '',
+      headers: { 'content-type': 'application/json', ...result.headers },
+    })
   } catch (error) {
     response = renderError(ctx, exchange, error)
   }

@@ -52,7 +52,12 @@ import { maskSecret } from './secrets.ts'
  * const { sandbox, router } = createSandboxCore({ seed: 1 })
  * await sandbox.handle(new Request('http://localhost/__sandbox/health'))
  */
-export function createSandboxCore(options: SandboxOptions = {}): {
+export function createSandboxCore(
+  options: SandboxOptions = {},
+  adapter: {
+    Response?: new (body: string, init: ResponseInit) => Response
+  } = {},
+): {
   sandbox: SandboxCore
   router: Router
 } {
@@ -70,6 +75,7 @@ export function createSandboxCore(options: SandboxOptions = {}): {
 
   const ctx: SandboxContext = {
     options: resolved,
+    Response: adapter.Response ?? Response,
     clock: createClock(resolved.clockAfterSet),
     schemas: {
       customerBody: createCustomerBodySchema(resolved),
