@@ -209,3 +209,23 @@ it('refuses to listen beyond loopback without an admin token', async () => {
     createSandboxServer({ host: '0.0.0.0', port: 0 }),
   ).rejects.toThrow(/Refusing to listen on 0\.0\.0\.0/)
 })
+
+it('answers 400 invalid_json for a body that is not UTF-8, and reads a real U+FFFD as one', async () => {
+  const { url } = await start()
+  const bad = await fetch(`${url}/v1/customers`, {
+    method: 'POST',
+    headers: auth,
+    body: new Uint8Array([
+      0x7b, 0x22, 0x6e, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d,
+    ]),
+  })
+  expect(bad.status).toBe(400)
+  expect((await bad.json()).detail).toMatch(/UTF-8/)
+  const replacement = await fetch(`${url}/v1/customers`, {
+    method: 'POST',
+    headers: auth,
+    body: JSON.stringify({ name: 'A \uFFFD B', email: 'a@example.com' }),
+  })
+  expect(replacement.status).toBe(201)
+  expect((await replacement.json()).name).toBe('A \uFFFD B')
+})
