@@ -39,6 +39,11 @@ export interface SandboxContext {
    * server adapter's lazier equal that skips building a web stream.
    */
   readonly Response: new (body: string, init: ResponseInit) => Response
+  /**
+   * Whether request bodies arrive from the network and must be read with a
+   * running limit (the server), or were built in memory (MSW in-process).
+   */
+  readonly streamedBodies: boolean
   /** Settles when the current seeding is done; every resolver awaits it. */
   ready: Promise<void>
 }

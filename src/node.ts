@@ -139,7 +139,7 @@ export async function createSandboxServer(
       },
     },
     // srvx's FastResponse answers without building a web stream per response.
-    { Response: FastResponse },
+    { Response: FastResponse, streamedBodies: true },
   )
   await sandbox.ready
 

@@ -241,7 +241,9 @@ export async function runOperation(
     spec.authorize?.(ctx, principal)
 
     checkContentType(request.headers.get('content-type'), spec.bodyTypes)
-    const text = await readBody(request, ctx.options.maxBodyBytes)
+    const text = await readBody(request, ctx.options.maxBodyBytes, {
+      streamed: ctx.streamedBodies,
+    })
     const body = parseJsonObject(text)
 
     const key = request.headers.get('idempotency-key')

@@ -56,6 +56,7 @@ export function createSandboxCore(
   options: SandboxOptions = {},
   adapter: {
     Response?: new (body: string, init: ResponseInit) => Response
+    streamedBodies?: boolean
   } = {},
 ): {
   sandbox: SandboxCore
@@ -76,6 +77,7 @@ export function createSandboxCore(
   const ctx: SandboxContext = {
     options: resolved,
     Response: adapter.Response ?? Response,
+    streamedBodies: adapter.streamedBodies ?? false,
     clock: createClock(resolved.clockAfterSet),
     schemas: {
       customerBody: createCustomerBodySchema(resolved),

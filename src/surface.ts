@@ -80,7 +80,9 @@ export async function runSurface(
       request,
       url,
       async body(schema) {
-        const text = await readBody(request, ctx.options.maxBodyBytes)
+        const text = await readBody(request, ctx.options.maxBodyBytes, {
+          streamed: ctx.streamedBodies,
+        })
         return validateBody(
           schema,
           text.trim() === '' ? {} : parseJsonObject(text),

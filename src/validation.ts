@@ -50,6 +50,7 @@ export function checkContentType(
 export async function readBody(
   request: Request,
   maxBytes: number,
+  { streamed = true }: { streamed?: boolean } = {},
 ): Promise<string> {
   const tooLarge = (): SandboxError =>
     new SandboxError(
@@ -76,6 +77,12 @@ export async function readBody(
     return text
   }
   if (request.body === null) return ''
+  if (!streamed) {
+    // In-process, the caller built the body in memory: read it in one go.
+    const bytes = new Uint8Array(await request.arrayBuffer())
+    if (bytes.byteLength > maxBytes) throw tooLarge()
+    return decode(bytes)
+  }
 
   const reader = request.body.getReader()
   const chunks: Uint8Array[] = []
@@ -99,6 +106,10 @@ export async function readBody(
     bytes.set(chunk, offset)
     offset += chunk.byteLength
   }
+  return decode(bytes)
+}
+
+function decode(bytes: Uint8Array): string {
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(bytes)
   } catch {
