@@ -1,4 +1,5 @@
 import { getResponse } from 'msw'
+import { afterEach } from 'vitest'
 import { createSandbox } from '../src/index.ts'
 import type { SandboxCore, SandboxOptions } from '../src/index.ts'
 import { DEMO_KEY_ONE } from '../fixtures/demo-keys.ts'
@@ -133,4 +134,55 @@ export async function send(
     text,
     response,
   }
+}
+
+/**
+ * Starts fresh clients of one target (seed 1 unless given) and closes them
+ * after each test; `prepare` runs on each new client.
+ *
+ * @example
+ * const start = useClients(target, (client) => client.sandbox.clock.set(NOW))
+ * const client = await start({ uniqueEmail: true })
+ */
+export function useClients(
+  target: Target,
+  prepare?: (client: Client) => void,
+): (options?: SandboxOptions) => Promise<Client> {
+  const clients: Client[] = []
+  afterEach(async () => {
+    for (const client of clients.splice(0)) await client.close()
+  })
+  return async (options = {}) => {
+    const client = await target.start({ seed: 1, ...options })
+    clients.push(client)
+    prepare?.(client)
+    return client
+  }
+}
+
+/**
+ * POSTs JSON straight to a sandbox's MSW handlers, without a client.
+ *
+ * @example
+ * const { status, body } = await postTo(sandbox, '/v1/customers', { name: 'Ada', email: 'ada@example.com' })
+ */
+export async function postTo(
+  sandbox: { handlers: Parameters<typeof getResponse>[0] },
+  path: string,
+  body: unknown,
+  key: string = DEMO_KEY_ONE,
+): Promise<{ status: number; text: string; body: any }> {
+  const response = await getResponse(
+    sandbox.handlers,
+    new Request(`http://sandbox.test${path}`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${key}`,
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify(body),
+    }),
+  )
+  const text = await response!.text()
+  return { status: response!.status, text, body: JSON.parse(text) }
 }

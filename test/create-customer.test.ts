@@ -1,10 +1,6 @@
-import { afterEach, describe, expect, it } from 'vitest'
-import {
-  DEMO_KEY_ONE,
-  DEMO_KEY_TWO,
-  type SandboxOptions,
-} from '../src/index.ts'
-import { send, targets, type Client } from './_targets.ts'
+import { describe, expect, it } from 'vitest'
+import { DEMO_KEY_ONE, DEMO_KEY_TWO } from '../src/index.ts'
+import { send, targets, type Client, useClients } from './_targets.ts'
 
 const ACCOUNT_ONE = 'acct_DemoAccount001'
 const ACCOUNT_TWO = 'acct_DemoAccount002'
@@ -40,15 +36,7 @@ const postBytes = async (
 
 for (const target of targets) {
   describe(target.name, () => {
-    const clients: Client[] = []
-    afterEach(async () => {
-      for (const client of clients.splice(0)) await client.close()
-    })
-    const start = async (options: SandboxOptions = {}): Promise<Client> => {
-      const client = await target.start({ seed: 1, ...options })
-      clients.push(client)
-      return client
-    }
+    const start = useClients(target)
     const mint = async (
       client: Client,
       scopes: string[],

@@ -1,11 +1,11 @@
-import { getResponse } from 'msw'
 import { expect, it } from 'vitest'
-import { DEMO_KEY_ONE, DEMO_KEY_TWO } from '../fixtures/demo-keys.ts'
+import { DEMO_KEY_TWO } from '../fixtures/demo-keys.ts'
 import {
   createSandbox,
   type Sandbox,
   type SandboxOptions,
 } from '../src/index.ts'
+import { postTo } from './_targets.ts'
 
 const start = async (options: SandboxOptions = {}): Promise<Sandbox> => {
   const sandbox = createSandbox({ seed: 1, ...options })
@@ -14,25 +14,7 @@ const start = async (options: SandboxOptions = {}): Promise<Sandbox> => {
   return sandbox
 }
 
-const post = async (
-  sandbox: Sandbox,
-  path: string,
-  body: unknown,
-  key = DEMO_KEY_ONE,
-) => {
-  const response = await getResponse(
-    sandbox.handlers,
-    new Request(`http://sandbox.test${path}`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${key}`,
-        'content-type': 'application/json',
-      },
-      body: JSON.stringify(body),
-    }),
-  )
-  return { status: response!.status, body: await response!.json() }
-}
+const post = postTo
 
 const seeded = (sandbox: Sandbox) =>
   sandbox.customers

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import {
   DEMO_KEY_ONE,
   DEMO_KEY_TWO,
@@ -8,7 +8,7 @@ import {
   type ErrorFormatter,
   type SandboxOptions,
 } from '../src/index.ts'
-import { send, targets, type Client } from './_targets.ts'
+import { send, targets, type Client, useClients } from './_targets.ts'
 
 const NOW = '2026-11-22T11:00:00.000Z'
 const ada = { name: 'Ada Lovelace', email: 'ada@example.com' }
@@ -152,16 +152,7 @@ const expectProblem = (result: Result, code: ErrorCode): void => {
 
 for (const target of targets) {
   describe(target.name, () => {
-    const clients: Client[] = []
-    afterEach(async () => {
-      for (const client of clients.splice(0)) await client.close()
-    })
-    const start = async (options: SandboxOptions = {}): Promise<Client> => {
-      const client = await target.start({ seed: 1, ...options })
-      clients.push(client)
-      client.sandbox.clock.set(NOW)
-      return client
-    }
+    const start = useClients(target, (client) => client.sandbox.clock.set(NOW))
 
     it('has a request that produces every code of the registry but internal_error', () => {
       expect(Object.keys(PRODUCERS).toSorted()).toEqual(

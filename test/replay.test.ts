@@ -1,33 +1,13 @@
-import { getResponse } from 'msw'
 import { afterEach, expect, it } from 'vitest'
-import { DEMO_KEY_ONE } from '../fixtures/demo-keys.ts'
-import { createSandbox, type Sandbox } from '../src/index.ts'
-import { inProcess, overHttp, send, type Client } from './_targets.ts'
+import { createSandbox } from '../src/index.ts'
+import { inProcess, overHttp, postTo, send, type Client } from './_targets.ts'
 
 const clients: Client[] = []
 afterEach(async () => {
   for (const client of clients.splice(0)) await client.close()
 })
 
-const call = async (
-  sandbox: Sandbox,
-  path: string,
-  body: unknown,
-  key = DEMO_KEY_ONE,
-) => {
-  const response = await getResponse(
-    sandbox.handlers,
-    new Request(`http://sandbox.test${path}`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${key}`,
-        'content-type': 'application/json',
-      },
-      body: JSON.stringify(body),
-    }),
-  )
-  return { status: response!.status, text: await response!.text() }
-}
+const call = postTo
 
 const script = [
   ['/v1/customers', { name: 'Ada Lovelace', email: 'ada@example.com' }],
