@@ -10,6 +10,8 @@ export interface RateLimitResult {
 /** A fixed-window rate limiter keyed by credential. */
 export interface RateLimiter {
   hit(key: string, now: number): RateLimitResult
+  /** How many credentials have an open window. */
+  readonly size: number
 }
 
 /**
@@ -46,6 +48,9 @@ export function createRateLimiter(options: {
         remaining: Math.max(0, options.limit - window.count),
         resetSeconds: Math.max(1, Math.ceil((start + windowMs - now) / 1000)),
       }
+    },
+    get size() {
+      return windows.size
     },
   }
 }

@@ -1,0 +1,60 @@
+import { expect, it } from 'vitest'
+import { createIdempotencyStore } from '../src/idempotency.ts'
+import { createJournal } from '../src/journal.ts'
+import { createRateLimiter } from '../src/rate-limit.ts'
+
+const stored = { status: 201, headers: [] as [string, string][], body: '{}' }
+
+it('keeps at most maxEntries idempotency keys, dropping the oldest', () => {
+  const store = createIdempotencyStore({ ttlMs: 60_000, maxEntries: 3 })
+  for (let i = 0; i < 10; i++) {
+    expect(store.begin(`k${i}`, 'body', 0).kind).toBe('new')
+    store.complete(`k${i}`, stored)
+  }
+  expect(store.size).toBe(3)
+  expect(store.begin('k9', 'body', 0).kind).toBe('replay')
+  expect(store.begin('k0', 'body', 0).kind).toBe('new')
+})
+
+it('drops idempotency keys whose window has passed on the sandbox clock', () => {
+  const store = createIdempotencyStore({ ttlMs: 1000, maxEntries: 100 })
+  for (let i = 0; i < 50; i++) store.begin(`k${i}`, 'body', 0)
+  store.begin('late', 'body', 5000)
+  expect(store.size).toBe(1)
+})
+
+it('keeps a rate-limit window only for credentials of the current window', () => {
+  const limiter = createRateLimiter({ limit: 10, windowSeconds: 60 })
+  for (let i = 0; i < 1000; i++) limiter.hit(`credential-${i}`, 0)
+  expect(limiter.size).toBe(1000)
+  limiter.hit('credential-0', 60_000)
+  expect(limiter.size).toBe(1)
+})
+
+it('keeps the newest journal entries only', () => {
+  const journal = createJournal(5)
+  for (let i = 0; i < 1000; i++) {
+    journal.record({
+      request_id: `req_${i}`,
+      operation: null,
+      method: 'GET',
+      path: '/v1/x',
+      status: 404,
+      code: 'not_found',
+      account_id: null,
+      credential: null,
+      duration_ms: 0,
+      at: '2030-01-01T00:00:00.000Z',
+      scenario: null,
+      replayed: false,
+    })
+  }
+  expect(journal.size).toBe(5)
+  expect(journal.list().map((e) => e.request_id)).toEqual([
+    'req_999',
+    'req_998',
+    'req_997',
+    'req_996',
+    'req_995',
+  ])
+})
