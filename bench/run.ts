@@ -224,7 +224,11 @@ async function benchInProcess(): Promise<void> {
   )
 
   const server = setupServer(...trivial)
-  server.listen({ onUnhandledRequest: 'error' })
+  // msw 2 calls the option onUnhandledRequest, msw 3 onUnhandledFrame.
+  server.listen({
+    onUnhandledRequest: 'error',
+    onUnhandledFrame: 'error',
+  } as Parameters<typeof server.listen>[0])
   const trivialFetch = await perOp(
     async () => (await fetch(customerRequest())).text(),
     n,

@@ -100,9 +100,9 @@ clearInterval(sampler)
 const state = await (await fetch(`${url}/__sandbox/state`)).json()
 child.kill('SIGKILL')
 
-const serverErrors = Object.entries(result.statusCodeStats)
+const serverErrors = Object.entries(result.statusCodeStats ?? {})
   .filter(([code]) => Number(code) >= 500)
-  .reduce((sum, [, stat]) => sum + stat.count, 0)
+  .reduce((sum, [, stat]) => sum + (stat.count ?? 0), 0)
 const median = (values: number[]): number => {
   const sorted = values.toSorted((a, b) => a - b)
   return sorted[sorted.length >> 1] ?? 0

@@ -6,7 +6,12 @@ import { createSandbox, DEMO_KEY_ONE } from '../src/index.ts'
 const sandbox = createSandbox({ seed: 1 })
 const server = setupServer(...sandbox.handlers)
 
-beforeAll(() => server.listen({ onUnhandledRequest: 'error' }))
+// msw 2 calls the option onUnhandledRequest, msw 3 onUnhandledFrame.
+const strict = {
+  onUnhandledRequest: 'error',
+  onUnhandledFrame: 'error',
+} as Parameters<typeof server.listen>[0]
+beforeAll(() => server.listen(strict))
 beforeEach(() => sandbox.reset())
 afterAll(() => server.close())
 
