@@ -3,6 +3,7 @@ import { parseArgs, styleText } from 'node:util'
 import packageJson from '../package.json' with { type: 'json' }
 import { DEFAULT_ACCOUNTS, DEMO_KEY_ONE } from '../fixtures/demo-keys.ts'
 import { DataFileError } from './data-file.ts'
+import type { Persona } from './personas.ts'
 import type { RequestLog, SandboxServer, SandboxServerOptions } from './node.ts'
 
 const NAME = 'customer-token-sandbox'
@@ -560,6 +561,15 @@ function formatLog(log: RequestLog, paint: Paint): string {
   }${log.credential ? ` ${paint('gray', log.credential)}` : ''}\n`
 }
 
+/** What each persona key does, in a banner line. */
+const PERSONA_SUMMARY: Record<Persona, string> = {
+  'rate-limited': 'one call a minute, then 429',
+  slow: 'every answer takes 2 s',
+  unavailable: 'every call is a 503',
+  'expired-tokens': 'mints already expired tokens',
+  'read-only': 'no customers:write',
+}
+
 function banner(
   server: SandboxServer,
   options: SandboxServerOptions,
@@ -567,11 +577,13 @@ function banner(
 ): string {
   const { url, sandbox } = server
   const state = sandbox.state()
-  const keys = DEFAULT_ACCOUNTS.flatMap((account, index) =>
+  const keys = DEFAULT_ACCOUNTS.flatMap((account) =>
     account.apiKeys.map((key) =>
       key.revoked
         ? `${key.key}  revoked: always 401 invalid_credentials`
-        : `${key.key}  account ${index === 0 ? 'one' : 'two'} (${account.id})`,
+        : key.persona
+          ? `${key.key}  persona: ${PERSONA_SUMMARY[key.persona]}`
+          : `${key.key}  ${account.name} (${account.id})`,
     ),
   )
   const usesDefaultAccounts = options.fixtures === undefined

@@ -344,3 +344,45 @@ it.each([
     expect(await readFile(file, 'utf8')).toBe(content)
   },
 )
+
+it('starts from an exported session with --from and goes on making the same ids', async () => {
+  const folder = await tempFolder()
+  const first = start(['--port', '0', '--quiet', '--deterministic'])
+  const url = await urlOf(first)
+  await fetch(`${url}/__sandbox/clock`, {
+    method: 'POST',
+    body: JSON.stringify({ now: '2030-01-01T00:00:00Z' }),
+  })
+  await createCustomer(url, { name: 'Before', email: 'before@example.com' })
+  const session = join(folder, 'session.json')
+  await writeFile(
+    session,
+    await (await fetch(`${url}/__sandbox/export`)).text(),
+  )
+  const next = await (
+    await createCustomer(url, { name: 'Next', email: 'next@example.com' })
+  ).json()
+
+  const replay = start(['--port', '0', '--quiet', '--from', session])
+  const url2 = await urlOf(replay)
+  const state = await (await fetch(`${url2}/__sandbox/state`)).json()
+  expect(
+    state.customers.some((c: { name: string }) => c.name === 'Before'),
+  ).toBe(true)
+  expect(state.now).toBe('2030-01-01T00:00:00.000Z')
+  const again = await (
+    await createCustomer(url2, { name: 'Next', email: 'next@example.com' })
+  ).json()
+  expect(again).toEqual(next)
+})
+
+it('lists the persona keys in the banner', async () => {
+  const cli = start(['--port', '0'])
+  await cli.waitFor(/Stop\s+Ctrl\+C/)
+  expect(cli.stdout()).toContain(
+    'sk_test_PersonaUnavailable503000  persona: every call is a 503',
+  )
+  expect(cli.stdout()).toContain(
+    'sk_test_PersonaReadOnlyKey000001  persona: no customers:write',
+  )
+})
