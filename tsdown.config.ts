@@ -2,11 +2,18 @@ import { defineConfig } from 'tsdown'
 
 export default defineConfig([
   {
-    entry: { index: 'src/index.ts', node: 'src/node.ts' },
+    entry: {
+      index: 'src/index.ts',
+      node: 'src/node.ts',
+      browser: 'src/browser.ts',
+      vite: 'src/vite.ts',
+    },
     format: 'esm',
     platform: 'neutral',
     dts: true,
     deps: { neverBundle: ['msw', /^node:/] },
+    // Top-level files only: dist/playground is Vite's (npm run build:playground).
+    clean: ['dist/*.*'],
   },
   {
     // The CLI is one self-contained file: bundling lets tree-shaking drop the
@@ -16,6 +23,7 @@ export default defineConfig([
     platform: 'node',
     fixedExtension: false,
     dts: false,
+    clean: ['dist/*.*'],
     deps: { alwaysBundle: [/.*/], neverBundle: [/^node:/] },
   },
 ])

@@ -591,6 +591,12 @@ function banner(
   const token = `curl -sS -X POST ${url}/v2/tokens -H 'Authorization: Bearer ${DEMO_KEY_ONE}' -H 'Content-Type: application/json' -d '{"scopes":["customers:read"],"expires_in":3600}'`
   const rows: [string, string][] = [
     ['URL', paint('bold', url)],
+    [
+      'Playground',
+      server.playgroundUrl === null
+        ? 'not built (npm run build:playground)'
+        : `${paint('bold', server.playgroundUrl)} (runs in your browser, through MSW's service worker)`,
+    ],
     ['Demo key', paint('bold', DEMO_KEY_ONE)],
     [
       'Data',

@@ -4,6 +4,9 @@ import {
   type ServerResponse,
 } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
+import { readFile, stat } from 'node:fs/promises'
+import { extname, resolve as resolvePath, sep } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { FastResponse, toNodeHandler } from 'srvx/node'
 import { createSandboxCore } from './sandbox-core.ts'
 import {
@@ -62,6 +65,13 @@ export interface SandboxServerOptions extends SandboxOptions {
   onLog?: (log: RequestLog) => void
   /** Called after each completed write of the data file. */
   onFlush?: (info: FlushInfo) => void
+  /**
+   * A directory of static files served at `/` for paths outside the API and
+   * `/__sandbox/`; `false` serves none.
+   * @default the playground built into this package (`dist/playground`)
+   * @example createSandboxServer({ playground: false })
+   */
+  playground?: string | false
 }
 
 /** A running sandbox server. */
@@ -72,6 +82,8 @@ export interface SandboxServer {
   sandbox: SandboxCore
   /** Whether the data came from an existing data file. */
   loadedFromFile: boolean
+  /** The playground's URL, or null when none is served (not built, or `playground: false`). */
+  playgroundUrl: string | null
   /** Stops accepting connections, closes the open ones and flushes the data file. */
   close(): Promise<void>
 }
@@ -111,6 +123,7 @@ export async function createSandboxServer(
     dataFileDelayMs = 200,
     onLog,
     onFlush,
+    playground = PLAYGROUND_DIR,
     ...sandboxOptions
   } = options
   if (!Number.isInteger(port) || port < 0 || port > 65_535) {
@@ -191,7 +204,10 @@ export async function createSandboxServer(
     // @note With a baseUrl, its path prefix applies on the server's own origin.
     const routed =
       baseOrigin === undefined ? request : rebase(request, baseOrigin)
-    let response = await (sandbox.handle(routed) ?? notFound(sandbox, request))
+    let response = await (sandbox.handle(routed) ??
+      serveFile(playground, request).then(
+        (file) => file ?? notFound(sandbox, request),
+      ))
     if (response.status === 0) {
       // A scenario asked for a network error: drop the connection unanswered.
       const node = (
@@ -267,6 +283,11 @@ export async function createSandboxServer(
     port: address.port,
     sandbox,
     loadedFromFile,
+    playgroundUrl:
+      playground !== false &&
+      (await stat(resolvePath(playground, 'index.html')).catch(() => undefined))
+        ? `http://${shownHost}:${address.port}/`
+        : null,
     close() {
       closing ??= (async () => {
         const closed = new Promise<void>((resolve) =>
@@ -296,6 +317,67 @@ export class SandboxStartError extends Error {
     super(message)
     this.name = 'SandboxStartError'
     this.exitCode = exitCode
+  }
+}
+
+// @note The same from src/ and from any file of dist/: the built playground.
+const PLAYGROUND_DIR = fileURLToPath(
+  new URL('../dist/playground/', import.meta.url),
+)
+
+const CONTENT_TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json',
+  '.map': 'application/json',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.txt': 'text/plain; charset=utf-8',
+  '.woff2': 'font/woff2',
+}
+
+/**
+ * A file of `dir` for a GET or HEAD of its path (`/` is `index.html`), or
+ * `undefined` when there is none: the caller answers 404.
+ */
+async function serveFile(
+  dir: string | false,
+  request: Request,
+): Promise<Response | undefined> {
+  if (dir === false || (request.method !== 'GET' && request.method !== 'HEAD'))
+    return undefined
+  let path: string
+  try {
+    path = decodeURIComponent(new URL(request.url).pathname)
+  } catch {
+    return undefined
+  }
+  if (path.endsWith('/')) path += 'index.html'
+  const root = resolvePath(dir)
+  const file = resolvePath(root, `.${path}`)
+  // @note No way out of the directory: `..`, encoded or not, and NUL bytes.
+  if (path.includes('\0') || !file.startsWith(root + sep)) return undefined
+  const type = CONTENT_TYPES[extname(file)]
+  if (type === undefined) return undefined
+  try {
+    if (!(await stat(file)).isFile()) return undefined
+    const body = await readFile(file)
+    return new Response(request.method === 'HEAD' ? null : body, {
+      headers: {
+        'content-type': type,
+        'content-length': String(body.length),
+        'x-content-type-options': 'nosniff',
+        // Vite names the files under assets/ by their content hash.
+        'cache-control': path.startsWith('/assets/')
+          ? 'public, max-age=31536000, immutable'
+          : 'no-cache',
+      },
+    })
+  } catch {
+    return undefined
   }
 }
 

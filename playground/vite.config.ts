@@ -1,0 +1,34 @@
+import { readFile } from 'node:fs/promises'
+import { fileURLToPath } from 'node:url'
+import { defineConfig, type Plugin } from 'vite'
+import { resolveWorkerSource, sandbox } from '../src/vite.ts'
+
+const root = fileURLToPath(new URL('.', import.meta.url))
+
+/** The built playground carries the worker script: `sandbox()` serves it in dev only. */
+const emitWorker = (): Plugin => ({
+  name: 'playground:worker-script',
+  apply: 'build',
+  async generateBundle() {
+    this.emitFile({
+      type: 'asset',
+      fileName: 'mockServiceWorker.js',
+      source: await readFile(resolveWorkerSource(root).path, 'utf8'),
+    })
+  },
+})
+
+// `npm run build:playground` builds it into dist/playground, which the
+// standalone server serves at `/`; `npx vite playground` runs it in dev.
+export default defineConfig({
+  root,
+  base: './',
+  plugins: [sandbox({ start: false }), emitWorker()],
+  build: {
+    outDir: '../dist/playground',
+    emptyOutDir: true,
+    target: 'es2022',
+    // One chunk, most of it faker's English data for the seed.
+    chunkSizeWarningLimit: 1500,
+  },
+})

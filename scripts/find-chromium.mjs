@@ -1,0 +1,84 @@
+#!/usr/bin/env node
+// Finds a Chromium for the browser tests: CHROMIUM_PATH or CHROME_PATH,
+// then Playwright's own download, then the system's. As root in CI
+// (CI=true) with none found, installs Debian's `chromium` with apt-get.
+// `node scripts/find-chromium.mjs` prints the path it settles on.
+import { spawnSync } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { pathToFileURL } from 'node:url'
+
+/** Where Debian, Ubuntu and Google's packages put the browser. */
+export const SYSTEM_CHROMIUM = [
+  '/usr/bin/chromium',
+  '/usr/bin/chromium-browser',
+  '/usr/bin/google-chrome-stable',
+  '/usr/bin/google-chrome',
+]
+
+/** The flags the tests launch it with: no sandbox (root in containers), nothing phoning home. */
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--no-first-run',
+  '--disable-sync',
+]
+
+async function playwrightChromium() {
+  try {
+    const { chromium } = await import('playwright-core')
+    const path = chromium.executablePath()
+    return path && existsSync(path) ? path : undefined
+  } catch {
+    return undefined
+  }
+}
+
+function run(command, args) {
+  const result = spawnSync(command, args, {
+    stdio: ['ignore', 'inherit', 'inherit'],
+    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+  })
+  if (result.status !== 0) {
+    throw new Error(
+      `${command} ${args.join(' ')} failed (${result.error?.message ?? `exit ${result.status}`})`,
+    )
+  }
+}
+
+export async function findChromium({
+  env = process.env,
+  install = env.CI === 'true' && process.getuid?.() === 0,
+  log = (message) => process.stderr.write(`${message}\n`),
+} = {}) {
+  for (const name of ['CHROMIUM_PATH', 'CHROME_PATH']) {
+    const path = env[name]
+    if (!path) continue
+    if (existsSync(path)) return path
+    throw new Error(`${name} is ${path}, and there is no file there.`)
+  }
+  const found =
+    (await playwrightChromium()) ?? SYSTEM_CHROMIUM.find((p) => existsSync(p))
+  if (found) return found
+  if (install) {
+    log("No Chromium found: installing Debian's chromium with apt-get.")
+    run('apt-get', ['update'])
+    run('apt-get', ['install', '-y', 'chromium'])
+    const installed = SYSTEM_CHROMIUM.find((p) => existsSync(p))
+    if (installed) return installed
+  }
+  throw new Error(
+    'No Chromium found for the browser tests. Set CHROMIUM_PATH to a Chromium or Chrome binary, install one (Debian: apt-get install chromium), or run `npx playwright install chromium`.',
+  )
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  try {
+    process.stdout.write(`${await findChromium()}\n`)
+  } catch (error) {
+    process.stderr.write(`find-chromium: ${error.message}\n`)
+    process.exitCode = 1
+  }
+}

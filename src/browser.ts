@@ -1,0 +1,215 @@
+import { setupWorker, type SetupWorker, type StartOptions } from 'msw/browser'
+import { toMswHandlers } from './msw.ts'
+import type { SandboxOptions } from './options.ts'
+import type { Router } from './router.ts'
+import type { Sandbox, SandboxCore } from './sandbox.ts'
+import { createSandboxCore } from './sandbox-core.ts'
+
+/** Where MSW's worker script is served unless told otherwise. */
+export const DEFAULT_WORKER_URL = '/mockServiceWorker.js'
+/** The localStorage key of `persist: true`. */
+export const DEFAULT_STORAGE_KEY = 'customer-token-sandbox'
+
+const STORAGE_VERSION = 1
+const PREFIX = '[customer-token-sandbox]'
+
+/** Options of `startSandboxWorker()`: the sandbox's own, plus the worker's. */
+export interface StartSandboxWorkerOptions extends SandboxOptions {
+  /**
+   * Keeps every record (accounts, keys, customers, tokens) and the clock in
+   * localStorage, saved after each request that changes something and when
+   * the page is hidden, and loaded on the next start. `true` uses
+   * `DEFAULT_STORAGE_KEY`; a string is a key of your own.
+   * @default false
+   * @example startSandboxWorker({ persist: 'my-app-sandbox' })
+   */
+  persist?: boolean | string
+  /**
+   * Whether to stay silent in the console; `false` logs each intercepted
+   * request as MSW does.
+   * @default true
+   * @example startSandboxWorker({ quiet: false })
+   */
+  quiet?: boolean
+  /**
+   * What to do with a request the sandbox does not answer (your app's own
+   * assets and other APIs).
+   * @default 'bypass'
+   * @example startSandboxWorker({ onUnhandledRequest: 'warn' })
+   */
+  onUnhandledRequest?: 'bypass' | 'warn' | 'error'
+  /**
+   * Where the worker script is served and how it registers; under a base
+   * path, the script's URL under it.
+   * @default { url: '/mockServiceWorker.js' }
+   * @example startSandboxWorker({ serviceWorker: { url: `${import.meta.env.BASE_URL}mockServiceWorker.js` } })
+   */
+  serviceWorker?: { url?: string; options?: RegistrationOptions }
+}
+
+/** A sandbox answering a page's requests through MSW's service worker. */
+export interface SandboxWorker extends Sandbox {
+  /**
+   * The MSW worker, for overrides of your own.
+   * @example sandboxWorker.worker.use(http.get('/flags', () => HttpResponse.json({})))
+   */
+  readonly worker: SetupWorker
+  /** Whether the data and clock came from localStorage (`persist` on and something saved). */
+  readonly restored: boolean
+  /**
+   * Writes the data and clock to localStorage now; does nothing when `persist`
+   * is off. Requests save by themselves; call it after changing the sandbox
+   * through the JavaScript API if the page may be killed without `pagehide`.
+   */
+  save(): void
+  /** Stops intercepting, after a last save when `persist` is on. */
+  stop(): Promise<void>
+}
+
+/**
+ * Starts MSW's service worker with the sandbox's handlers, so that the page's
+ * `fetch` and `XMLHttpRequest` calls to the API and to `/__sandbox/` are
+ * answered in the browser. Quiet, and other requests pass through untouched.
+ *
+ * @example
+ * import { startSandboxWorker } from 'customer-token-sandbox/browser'
+ *
+ * const sandbox = await startSandboxWorker({ persist: true })
+ * await fetch('/v1/customers', { method: 'POST', headers: { authorization: 'Bearer sk_test_DemoKeyForTheSandbox0001', 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Ada', email: 'ada@example.com' }) })
+ * sandbox.clock.advance(3600_000)
+ * @see https://mswjs.io/docs/api/setup-worker
+ */
+export async function startSandboxWorker(
+  options: StartSandboxWorkerOptions = {},
+): Promise<SandboxWorker> {
+  const {
+    persist = false,
+    quiet = true,
+    onUnhandledRequest = 'bypass',
+    serviceWorker,
+    ...sandboxOptions
+  } = options
+  const { sandbox, router } = createSandboxCore({
+    // @note Random ids, as the standalone server: ids drawn from the seed
+    // would start again after a reload and collide with the saved ones.
+    deterministic: false,
+    ...sandboxOptions,
+  })
+  const storage = persist === false ? undefined : openStorage()
+  const key = persist === true ? DEFAULT_STORAGE_KEY : persist || ''
+
+  await sandbox.ready
+  let restored = false
+  if (storage) restored = await restore(sandbox, storage, key)
+
+  let saving = storage !== undefined
+  const save = (): void => {
+    if (!saving || !storage) return
+    try {
+      const data = sandbox.dump()
+      const offset = sandbox.clock.now().getTime() - Date.now()
+      storage.setItem(
+        key,
+        JSON.stringify({
+          version: STORAGE_VERSION,
+          data,
+          // A running clock that was set keeps its distance from real time.
+          clock_offset_ms: data.clock.frozen ? 0 : offset,
+        }),
+      )
+    } catch (error) {
+      // @note Seeding after a reset, or a full storage: the next save catches up.
+      if ((error as Error).name === 'QuotaExceededError') {
+        saving = false
+        console.warn(
+          `${PREFIX} Stopped saving to localStorage["${key}"]: the storage is full (${(error as Error).message}).`,
+        )
+      }
+    }
+  }
+
+  const saved: Router = {
+    patterns: router.patterns,
+    handle(request) {
+      const answer = router.handle(request)
+      if (!answer || !storage || request.method === 'GET') return answer
+      return answer.then((response) => {
+        save()
+        return response
+      })
+    },
+  }
+  const worker = setupWorker(...toMswHandlers(saved))
+  await worker.start({
+    quiet,
+    // msw 2 calls it onUnhandledRequest, msw 3 onUnhandledFrame.
+    onUnhandledRequest,
+    onUnhandledFrame: onUnhandledRequest,
+    serviceWorker: {
+      url: serviceWorker?.url ?? DEFAULT_WORKER_URL,
+      ...(serviceWorker?.options && { options: serviceWorker.options }),
+    },
+  } as StartOptions)
+  if (storage) addEventListener('pagehide', save)
+
+  return Object.assign(sandbox, {
+    handlers: toMswHandlers(router),
+    worker,
+    restored,
+    save,
+    async stop() {
+      save()
+      saving = false
+      removeEventListener('pagehide', save)
+      await worker.stop()
+    },
+  })
+}
+
+function openStorage(): Storage | undefined {
+  try {
+    // @note Reading `localStorage` throws where storage is blocked.
+    return globalThis.localStorage
+  } catch (error) {
+    console.warn(
+      `${PREFIX} localStorage is not available (${(error as Error).message}): the sandbox will not persist.`,
+    )
+    return undefined
+  }
+}
+
+async function restore(
+  sandbox: SandboxCore,
+  storage: Storage,
+  key: string,
+): Promise<boolean> {
+  const text = storage.getItem(key)
+  if (text === null) return false
+  try {
+    const saved = JSON.parse(text) as {
+      version?: unknown
+      data?: unknown
+      clock_offset_ms?: unknown
+    }
+    if (saved?.version !== STORAGE_VERSION) {
+      throw new TypeError(`it is not version ${STORAGE_VERSION} of the format`)
+    }
+    await sandbox.load(saved.data)
+    const offset = saved.clock_offset_ms
+    if (
+      typeof offset === 'number' &&
+      offset !== 0 &&
+      !sandbox.clock.frozen &&
+      sandbox.options.clockAfterSet === 'running'
+    ) {
+      sandbox.clock.set(Date.now() + offset)
+    }
+    return true
+  } catch (error) {
+    console.warn(
+      `${PREFIX} Ignored what localStorage["${key}"] holds and started from the seed: ${(error as Error).message.replace(/^Failed to load sandbox data: /, '')}`,
+    )
+    await sandbox.reset()
+    return false
+  }
+}
