@@ -522,7 +522,15 @@ fillCredentials(customerCredential, DEMO_KEY_ONE)
 fillCredentials(tokenCredential, DEMO_KEY_ONE)
 renderAll()
 await renderAssumptions()
+let shown = sandbox.journal.last()?.request_id
 setInterval(() => {
+  // Requests from elsewhere (the console, a script): everything again.
+  const newest = sandbox.journal.last()?.request_id
+  if (newest !== shown) {
+    shown = newest
+    renderAll()
+    return
+  }
   renderClock()
   renderTokens()
   renderScenarios()

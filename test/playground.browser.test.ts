@@ -202,3 +202,28 @@ it('keeps its data across a reload once asked to', async () => {
     await page.locator('#customers tbody tr').first().textContent(),
   ).toContain('Grace Hopper')
 })
+
+it('updates the journal and the accounts live when other code in the page calls the API', async () => {
+  const page = await open()
+  await page.evaluate(async (key) => {
+    await fetch('/v1/customers', {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${key}`,
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify({ name: 'Alan Turing', email: 'alan@example.com' }),
+    })
+  }, DEMO_KEY_ONE)
+  await expect
+    .poll(() => page.locator('#journal tbody tr').first().textContent())
+    .toContain('POST /v1/customers201 Created')
+  expect(
+    await page.locator('#customers tbody tr').first().textContent(),
+  ).toContain('Alan Turing')
+  expect(
+    await page
+      .locator('#accounts tbody tr', { hasText: 'Demo Account One' })
+      .textContent(),
+  ).toContain('26')
+})
