@@ -1,9 +1,11 @@
-// Run by .ci/run in a scratch project that installed the packed tarball:
-// it may use only the published entry points, as a consumer would.
+// @ts-check
+// Run by .ci/run in a scratch project that installed the packed tarball, as
+// a consumer would: vitest runs it, then tsc --checkJs checks that the types
+// resolve through the package's exports. Not part of the main suite (which
+// takes test/**/*.test.ts); it imports only the package and msw/node.
 import { setupServer } from 'msw/node'
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest'
 import { createSandbox, DEMO_KEY_ONE } from 'customer-token-sandbox'
-import { createSandboxServer } from 'customer-token-sandbox/node'
 
 const sandbox = createSandbox({ seed: 1 })
 const server = setupServer(...sandbox.handlers)
@@ -11,8 +13,13 @@ beforeAll(() => server.listen({ onUnhandledRequest: 'error' }))
 beforeEach(() => sandbox.reset())
 afterAll(() => server.close())
 
-const post = (url, body, key = DEMO_KEY_ONE) =>
-  fetch(url, {
+/**
+ * @param {string} path
+ * @param {unknown} body
+ * @param {string} [key]
+ */
+const post = (path, body, key = DEMO_KEY_ONE) =>
+  fetch(`https://api.example.test${path}`, {
     method: 'POST',
     headers: {
       authorization: `Bearer ${key}`,
@@ -22,26 +29,33 @@ const post = (url, body, key = DEMO_KEY_ONE) =>
   })
 
 it('creates a customer and a token through setupServer', async () => {
-  const customer = await post('https://api.example.test/v1/customers', {
-    name: 'Ada',
-    email: 'ada@example.com',
-  })
-  expect(customer.status).toBe(201)
-  expect(Object.keys(await customer.json())).toEqual(['id', 'name', 'email'])
-  const token = await post('https://api.example.test/v2/tokens', {
-    scopes: ['customers:read'],
-  })
-  expect(token.status).toBe(201)
-  expect((await token.json()).token_type).toBe('Bearer')
-  expect(sandbox.journal.list()).toHaveLength(2)
-})
+  /** @type {import('customer-token-sandbox').CreateCustomerBody} */
+  const body = { name: 'Ada', email: 'ada@example.com' }
+  const created = await post('/v1/customers', body)
+  expect(created.status).toBe(201)
+  /** @type {import('customer-token-sandbox').Customer} */
+  const customer = await created.json()
+  expect(Object.keys(customer)).toEqual(['id', 'name', 'email'])
+  expect(sandbox.customers.get(customer.id)?.email).toBe('ada@example.com')
 
-it('starts the standalone server from the node entry', async () => {
-  const running = await createSandboxServer({ port: 0 })
-  try {
-    const health = await fetch(`${running.url}/__sandbox/health`)
-    expect(await health.json()).toEqual({ status: 'ok' })
-  } finally {
-    await running.close()
-  }
+  /** @type {import('customer-token-sandbox').CreateTokenBody} */
+  const request = { scopes: ['customers:write'], expires_in: 60 }
+  const issued = await post('/v2/tokens', request)
+  expect(issued.status).toBe(201)
+  /** @type {import('customer-token-sandbox').Token} */
+  const token = await issued.json()
+  expect(token.token_type).toBe('Bearer')
+
+  // The token works on version 1 until the sandbox clock passes its expiry.
+  expect((await post('/v1/customers', body, token.token)).status).toBe(201)
+  sandbox.clock.advance(60_000)
+  const expired = await post('/v1/customers', body, token.token)
+  expect(expired.status).toBe(401)
+  /** @type {import('customer-token-sandbox').Problem} */
+  const problem = await expired.json()
+  expect(problem.code).toBe('token_expired')
+
+  /** @type {import('customer-token-sandbox').JournalEntry[]} */
+  const journal = sandbox.journal.list()
+  expect(journal.map((entry) => entry.status)).toEqual([401, 201, 201, 201])
 })
