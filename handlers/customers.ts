@@ -45,7 +45,7 @@ export const createCustomer: OperationSpec = {
       while (!db.reserve(id))
       reserved.push(id)
 
-      await db.insertCustomer({
+      db.insertCustomer({
         id,
         account_id: principal.accountId,
         ...(body.name !== undefined && { name: body.name }),

@@ -70,7 +70,7 @@ export const createToken: OperationSpec = {
         principal.persona === 'expired-tokens' ? 0 : expiresIn * 1000
       const expiresAt = new Date(now.getTime() + lifetimeMs).toISOString()
       const createdAt = now.toISOString()
-      const record = await db.insertToken({
+      const record = db.insertToken({
         id,
         account_id: principal.accountId,
         secret: ctx.nextId('tokenSecret'),

@@ -57,19 +57,19 @@ export function readBearer(header: string | null): BearerResult {
 }
 
 /**
- * Authenticates a request's `Authorization` header against the data model:
- * O(1) through the hash index, then a constant-time comparison.
- * Throws the 401s of the contract's auth table.
+ * Authenticates a request's Bearer credential (as `readBearer` read it)
+ * against the data model: O(1) through the hash index, then a constant-time
+ * comparison. Throws the 401s of the contract's auth table.
  *
  * @example
- * const principal = authenticate(db, request.headers.get('authorization'), Date.now())
+ * const bearer = readBearer(request.headers.get('authorization'))
+ * const principal = authenticate(db, bearer, Date.now())
  */
 export function authenticate(
   db: Database,
-  header: string | null,
+  bearer: BearerResult,
   now: number,
 ): Principal {
-  const bearer = readBearer(header)
   if (bearer.kind === 'missing') {
     throw new SandboxError(
       'missing_credentials',

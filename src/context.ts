@@ -44,8 +44,17 @@ export interface SandboxContext {
    * running limit (the server), or were built in memory (MSW in-process).
    */
   readonly streamedBodies: boolean
+  /**
+   * Headers the adapter adds to every answer (the server's CORS headers).
+   * The operations build them in; `stamped` holds the answers that have them.
+   */
+  readonly responseHeaders:
+    ((request: Request) => Record<string, string>) | undefined
+  readonly stamped: WeakSet<Response>
   /** Settles when the current seeding is done; every resolver awaits it. */
   ready: Promise<void>
+  /** Whether `ready` has settled, so that resolvers need not wait a tick for it. */
+  seeded: boolean
 }
 
 /** A request resolver: a `Request` in, a `Response` out, no MSW involved. */

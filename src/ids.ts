@@ -46,7 +46,7 @@ export function createSeededRandom(seed: number, stream = ''): RandomSource {
  * const next = createCryptoRandom()
  */
 export function createCryptoRandom(): RandomSource {
-  const buffer = new Uint32Array(64)
+  const buffer = new Uint32Array(1024)
   let index = buffer.length
   return () => {
     if (index === buffer.length) {

@@ -151,8 +151,13 @@ export async function createSandboxServer(
         if (entry.status >= 200 && entry.status < 300) writer?.markDirty()
       },
     },
-    // srvx's FastResponse answers without building a web stream per response.
-    { Response: FastResponse, streamedBodies: true },
+    // srvx's FastResponse answers without building a web stream per response;
+    // the operations build the CORS headers in rather than setting them after.
+    {
+      Response: FastResponse,
+      streamedBodies: true,
+      responseHeaders: (request) => corsHeaders(request.headers.get('origin')),
+    },
   )
   await sandbox.ready
 
@@ -204,9 +209,10 @@ export async function createSandboxServer(
     // @note With a baseUrl, its path prefix applies on the server's own origin.
     const routed =
       baseOrigin === undefined ? request : rebase(request, baseOrigin)
+    // The sandbox's answers carry the CORS headers already (`corsHeaders`).
     let response = await (sandbox.handle(routed) ??
-      serveFile(playground, request).then(
-        (file) => file ?? notFound(sandbox, request),
+      serveFile(playground, request).then((file) =>
+        withCors(file ?? notFound(sandbox, request), origin),
       ))
     if (response.status === 0) {
       // A scenario asked for a network error: drop the connection unanswered.
@@ -216,17 +222,15 @@ export async function createSandboxServer(
       node?.res?.destroy()
       return new Response(null, { status: 204 })
     }
-    const url = new URL(request.url)
+    if (response.status === 413) response.headers.set('connection', 'close')
     if (
       writer &&
       request.method !== 'GET' &&
       response.status < 300 &&
-      url.pathname.includes('/__sandbox/')
+      new URL(request.url).pathname.includes('/__sandbox/')
     ) {
       writer.markDirty()
     }
-    if (response.status === 413) response.headers.set('connection', 'close')
-    response = withCors(response, origin)
     if (onLog) {
       const requestId = response.headers.get('x-request-id')
       const entry = requestId === null ? undefined : pending.get(requestId)
@@ -234,7 +238,7 @@ export async function createSandboxServer(
       onLog({
         request_id: requestId,
         method: request.method,
-        path: url.pathname,
+        path: new URL(request.url).pathname,
         status: response.status,
         duration_ms: Math.round((performance.now() - started) * 100) / 100,
         account_id: entry?.account_id ?? null,
@@ -392,10 +396,26 @@ function rebase(request: Request, origin: string): Request {
   })
 }
 
+const ANY_ORIGIN = {
+  'access-control-allow-origin': '*',
+  'access-control-expose-headers': CORS_EXPOSE_HEADERS,
+}
+
+/** The CORS headers of an answer to a request from `origin`. */
+function corsHeaders(origin: string | null): Record<string, string> {
+  return origin === null
+    ? ANY_ORIGIN
+    : {
+        'access-control-allow-origin': origin,
+        'access-control-expose-headers': CORS_EXPOSE_HEADERS,
+        vary: 'Origin',
+      }
+}
+
 function withCors(response: Response, origin: string | null): Response {
-  response.headers.set('access-control-allow-origin', origin ?? '*')
-  response.headers.set('access-control-expose-headers', CORS_EXPOSE_HEADERS)
-  if (origin !== null) response.headers.append('vary', 'Origin')
+  for (const [name, value] of Object.entries(corsHeaders(origin))) {
+    response.headers.set(name, value)
+  }
   return response
 }
 

@@ -2,6 +2,7 @@ import {
   authenticate,
   readBearer,
   requireScope,
+  type BearerResult,
   type Principal,
 } from './auth.ts'
 import type { SandboxContext } from './context.ts'
@@ -62,8 +63,29 @@ export function json(
   })
 }
 
+/**
+ * Adds the adapter's headers (the server's CORS headers) to an answer that
+ * was not built with them.
+ *
+ * @example
+ * return addAdapterHeaders(ctx, request, await resolve(request, url))
+ */
+export function addAdapterHeaders(
+  ctx: SandboxContext,
+  request: Request,
+  response: Response,
+): Response {
+  if (!ctx.responseHeaders || response.status === 0) return response
+  if (ctx.stamped.has(response)) return response
+  for (const [name, value] of Object.entries(ctx.responseHeaders(request))) {
+    response.headers.set(name, value)
+  }
+  return response
+}
+
 /** Per-request bookkeeping shared by the operation and the plain API answers. */
 interface Exchange {
+  bearer: BearerResult
   requestId: string
   started: number
   at: Date
@@ -77,6 +99,7 @@ interface Exchange {
 function beginExchange(ctx: SandboxContext, request: Request): Exchange {
   const bearer = readBearer(request.headers.get('authorization'))
   return {
+    bearer,
     requestId: ctx.nextId('request'),
     started: performance.now(),
     at: ctx.clock.now(),
@@ -100,12 +123,14 @@ function finishExchange(
   response: Response,
 ): Response {
   // @note Response.error() is the one response with status 0; reading `type`
-  // would make a lazy server response build itself.
-  if (response.status !== 0) {
+  // would make a lazy server response build itself. A stamped response was
+  // built with its headers: touching `headers` would make it build them again.
+  if (response.status !== 0 && !ctx.stamped.has(response)) {
     response.headers.set('x-request-id', exchange.requestId)
     for (const [name, value] of Object.entries(exchange.headers)) {
       response.headers.set(name, value)
     }
+    addAdapterHeaders(ctx, request, response)
   }
   const entry: JournalEntry = {
     request_id: exchange.requestId,
@@ -189,7 +214,7 @@ export async function runOperation(
   request: Request,
   url: URL,
 ): Promise<Response> {
-  await ctx.ready
+  if (!ctx.seeded) await ctx.ready
   const exchange = beginExchange(ctx, request)
   let idempotencyKey: string | undefined
   let response: Response
@@ -204,11 +229,7 @@ export async function runOperation(
       )
     }
     const now = ctx.clock.now()
-    const principal = authenticate(
-      ctx.db,
-      request.headers.get('authorization'),
-      now.getTime(),
-    )
+    const principal = authenticate(ctx.db, exchange.bearer, now.getTime())
     exchange.entry.account_id = principal.accountId
     // @note Authentication comes before anything else (the contract's order),
     // so only a caller with a valid credential can make a call fail.
@@ -272,7 +293,9 @@ export async function runOperation(
           request,
           url,
           spec.operation,
-          replay(lookup.response),
+          stamp(ctx, request, exchange, lookup.response, {
+            'idempotent-replayed': 'true',
+          }),
         )
       }
       if (lookup.kind === 'in-flight') {
@@ -293,18 +316,26 @@ export async function runOperation(
 
     if (effect?.delayMs) await sleep(effect.delayMs)
     const result = await spec.execute(ctx, principal, body, ctx.clock.now())
-    response = new ctx.Response(JSON.stringify(result.body), {
+    const answer: StoredResponse = {
       status: result.status,
-      statusText: STATUS_TEXT[result.status] ?? '',
-      headers: { 'content-type': 'application/json', ...result.headers },
-    })
+      headers: [
+        ['content-type', 'application/json'],
+        ...Object.entries(result.headers ?? {}),
+      ],
+      body: JSON.stringify(result.body),
+    }
+    if (idempotencyKey !== undefined) {
+      ctx.idempotency.complete(idempotencyKey, answer)
+      idempotencyKey = undefined
+    }
+    response = stamp(ctx, request, exchange, answer)
   } catch (error) {
     response = renderError(ctx, exchange, error)
   }
   if (idempotencyKey !== undefined) {
     // @note Only outcomes of the operation itself are worth replaying; a 422
     // leaves the key free so that the corrected request can use it.
-    if (response.status < 300 || exchange.entry.code === 'email_taken') {
+    if (exchange.entry.code === 'email_taken') {
       ctx.idempotency.complete(idempotencyKey, await store(response))
     } else {
       ctx.idempotency.abandon(idempotencyKey)
@@ -390,12 +421,29 @@ async function store(response: Response): Promise<StoredResponse> {
   return { status: response.status, headers: [...response.headers], body }
 }
 
-function replay(stored: StoredResponse): Response {
-  const response = new Response(stored.body, {
-    status: stored.status,
-    statusText: STATUS_TEXT[stored.status] ?? '',
-    headers: stored.headers,
+/**
+ * Builds an answer with every header it will carry (its own, the exchange's,
+ * the request id and the adapter's), so that nothing sets headers afterwards:
+ * a server's lazy response then never builds a `Headers` object.
+ */
+function stamp(
+  ctx: SandboxContext,
+  request: Request,
+  exchange: Exchange,
+  answer: StoredResponse,
+  extra?: Record<string, string>,
+): Response {
+  const headers: Record<string, string> = {}
+  for (const [name, value] of answer.headers) headers[name] = value
+  if (extra) Object.assign(headers, extra)
+  Object.assign(headers, exchange.headers)
+  if (ctx.responseHeaders) Object.assign(headers, ctx.responseHeaders(request))
+  headers['x-request-id'] = exchange.requestId
+  const response = new ctx.Response(answer.body, {
+    status: answer.status,
+    statusText: STATUS_TEXT[answer.status] ?? '',
+    headers,
   })
-  response.headers.set('idempotent-replayed', 'true')
+  ctx.stamped.add(response)
   return response
 }

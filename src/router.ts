@@ -1,5 +1,5 @@
 import type { Route, SandboxContext } from './context.ts'
-import { answerUnrouted } from './pipeline.ts'
+import { addAdapterHeaders, answerUnrouted } from './pipeline.ts'
 import { answerSurfaceError } from './surface.ts'
 
 /** Routes requests to resolvers without MSW: the server and the MSW handlers share it. */
@@ -8,7 +8,7 @@ export interface Router {
    * The sandbox's answer to `request`, or `undefined` when the request is not
    * for the sandbox (another origin, or a path outside the API and `/__sandbox/`).
    */
-  handle(request: Request): Promise<Response> | undefined
+  handle(request: Request, url?: URL): Promise<Response> | undefined
   /** URL patterns of what `handle` answers, for binding as MSW handlers. */
   readonly patterns: { api: RegExp[]; versioned: RegExp; surface: RegExp }
 }
@@ -33,7 +33,18 @@ export function createRouter(
   const { baseUrl } = ctx.options
   const prefix = baseUrl ? baseUrl.pathname.replace(/\/+$/, '') : ''
   const table = new Map<string, Map<string, Route>>()
-  for (const route of [...routes.api, ...routes.surface]) {
+  // The operations build the adapter's headers into their answers; the
+  // sandbox's own surface has them added.
+  const surface = ctx.responseHeaders
+    ? routes.surface.map((route): Route => ({
+        ...route,
+        resolve: (request, url) =>
+          route
+            .resolve(request, url)
+            .then((response) => addAdapterHeaders(ctx, request, response)),
+      }))
+    : routes.surface
+  for (const route of [...routes.api, ...surface]) {
     const methods = table.get(route.path) ?? new Map<string, Route>()
     methods.set(route.method, route)
     table.set(route.path, methods)
@@ -59,8 +70,7 @@ export function createRouter(
   const base = `^${origin}${escape(prefix)}`
 
   return {
-    handle(request) {
-      const url = new URL(request.url)
+    handle(request, url = new URL(request.url)) {
       const rest = stripBase(url)
       let path: string | undefined
       if (rest !== undefined && isSurface(rest)) path = rest
@@ -78,11 +88,15 @@ export function createRouter(
       if (route) return route.resolve(request, url)
       if (isSurface(path)) {
         return Promise.resolve(
-          answerSurfaceError(
+          addAdapterHeaders(
             ctx,
             request,
-            url,
-            methods ? [...methods.keys()] : undefined,
+            answerSurfaceError(
+              ctx,
+              request,
+              url,
+              methods ? [...methods.keys()] : undefined,
+            ),
           ),
         )
       }

@@ -43,6 +43,16 @@ import {
 } from './schemas.ts'
 import { maskSecret } from './secrets.ts'
 
+/** How a host (the server) adapts the core to itself. */
+export interface SandboxAdapter {
+  /** A lazier Response class with the platform's constructor. */
+  Response?: new (body: string, init: ResponseInit) => Response
+  /** Request bodies come from the network: read them with a running limit. */
+  streamedBodies?: boolean
+  /** Headers to add to every answer, e.g. CORS. */
+  responseHeaders?: (request: Request) => Record<string, string>
+}
+
 /**
  * The sandbox without MSW: its data, clock, journal, scenarios and route
  * table. `createSandbox()` binds it to MSW handlers; the standalone server
@@ -54,10 +64,7 @@ import { maskSecret } from './secrets.ts'
  */
 export function createSandboxCore(
   options: SandboxOptions = {},
-  adapter: {
-    Response?: new (body: string, init: ResponseInit) => Response
-    streamedBodies?: boolean
-  } = {},
+  adapter: SandboxAdapter = {},
 ): {
   sandbox: SandboxCore
   router: Router
@@ -78,6 +85,9 @@ export function createSandboxCore(
     options: resolved,
     Response: adapter.Response ?? Response,
     streamedBodies: adapter.streamedBodies ?? false,
+    responseHeaders: adapter.responseHeaders,
+    stamped: new WeakSet(),
+    seeded: false,
     clock: createClock(resolved.clockAfterSet),
     schemas: {
       customerBody: createCustomerBodySchema(resolved),
@@ -128,8 +138,12 @@ export function createSandboxCore(
     ctx.clock.reset()
     faker = createFaker(seed ^ 0x5bd1e995)
     seeding = true
+    ctx.seeded = false
     ctx.ready = populate(db).then(() => {
-      if (ctx.db === db) seeding = false
+      if (ctx.db === db) {
+        seeding = false
+        ctx.seeded = true
+      }
     })
     return ctx.ready
   }
@@ -177,7 +191,7 @@ export function createSandboxCore(
   }
 
   const sandbox: SandboxCore = {
-    handle: (request) => router.handle(request),
+    handle: (request, url) => router.handle(request, url),
     get ready() {
       return ctx.ready
     },
@@ -430,7 +444,7 @@ async function seedDatabase(
   )
   let done = 0
   for (const account of accounts) {
-    const pending: Promise<unknown>[] = [
+    const pending: unknown[] = [
       db.insertAccount({
         id: account.id,
         name: account.name,

@@ -75,6 +75,58 @@ it('exposes the sandbox headers to browser apps on every answer', async () => {
   )
 })
 
+it.each([
+  ['a created customer', 'POST', '/v1/customers', 201],
+  ['a minted token', 'POST', '/v2/tokens', 201],
+  ['an idempotent replay', 'POST', '/v1/customers', 201],
+  ['a validation error', 'POST', '/v1/customers', 422],
+  ['the sandbox surface', 'GET', '/__sandbox/health', 200],
+  ['a path outside the API', 'GET', '/nowhere', 404],
+] as const)(
+  'sends the CORS headers on %s, with and without an Origin',
+  async (kind, method, path, status) => {
+    const { url } = await start()
+    const body =
+      kind === 'a minted token'
+        ? { scopes: ['customers:read'], expires_in: 60 }
+        : kind === 'a validation error'
+          ? { email: 42 }
+          : { name: 'Ada', email: 'ada@example.com' }
+    for (const origin of ['http://app.example.test', null]) {
+      const send = () =>
+        fetch(`${url}${path}`, {
+          method,
+          headers: {
+            ...(method === 'POST' && {
+              ...auth,
+              'idempotency-key': `k-${origin}`,
+            }),
+            ...(origin !== null && { origin }),
+          },
+          ...(method === 'POST' && { body: JSON.stringify(body) }),
+        })
+      let response = await send()
+      if (kind === 'an idempotent replay') {
+        response = await send()
+        expect(response.headers.get('idempotent-replayed')).toBe('true')
+      }
+      expect(response.status).toBe(status)
+      expect(response.headers.get('access-control-allow-origin')).toBe(
+        origin ?? '*',
+      )
+      expect(response.headers.get('access-control-expose-headers')).toContain(
+        'X-Request-Id',
+      )
+      expect(response.headers.get('vary')).toBe(
+        origin === null ? null : 'Origin',
+      )
+      if (path !== '/nowhere') {
+        expect(response.headers.get('x-request-id')).toMatch(/^req_/)
+      }
+    }
+  },
+)
+
 it('answers a 404 problem for paths outside the API and the sandbox surface', async () => {
   const { url } = await start()
   const response = await fetch(`${url}/customers`)
