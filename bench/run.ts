@@ -3,9 +3,10 @@
  * same run (machines here are noisy), several runs, median quoted. Prints one
  * table and writes bench/results/latest.json.
  */
-import { spawn, type ChildProcess } from 'node:child_process'
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
-import { cpus } from 'node:os'
+import { cpus, tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import autocannon from 'autocannon'
 import { getResponse, http, HttpResponse } from 'msw'
@@ -14,8 +15,9 @@ import { build } from 'vite'
 import { DEMO_KEY_ONE } from '../fixtures/demo-keys.ts'
 import { createSandbox } from '../src/index.ts'
 
+// `--quick`: one short run of each, for a first look.
 const QUICK = process.argv.includes('--quick')
-const RUNS = QUICK ? 1 : 3
+const RUNS = QUICK ? 1 : Number(process.env.BENCH_RUNS ?? 5)
 const DURATION = QUICK ? 3 : 5
 const CONNECTIONS = 32
 const root = new URL('../', import.meta.url)
@@ -86,6 +88,85 @@ interface Load {
   rssMb: number
 }
 
+/**
+ * wrk when the machine has it (a C load generator in its own process, as the
+ * peers' figures were taken), else autocannon; both pinned to the other core.
+ */
+const WRK = spawnSync('wrk', ['--version']).error === undefined
+
+const wrkMs = (value: string): number => {
+  const match = /^([\d.]+)(us|ms|s)$/.exec(value)
+  if (!match) return Number.NaN
+  const scale = { us: 0.001, ms: 1, s: 1000 }[match[2] as 'us' | 'ms' | 's']
+  return Number(match[1]) * scale
+}
+
+async function runWrk(
+  url: string,
+  body: string,
+  seconds: number,
+): Promise<Omit<Load, 'rssMb'>> {
+  const script = join(tmpdir(), `bench-${process.pid}.lua`)
+  await writeFile(
+    script,
+    [
+      'wrk.method = "POST"',
+      `wrk.body = ${JSON.stringify(body)}`,
+      'wrk.headers["Content-Type"] = "application/json"',
+      `wrk.headers["Authorization"] = "Bearer ${DEMO_KEY_ONE}"`,
+    ].join('\n'),
+  )
+  const [command, args] = pinned(0, 'wrk', [
+    '-t1',
+    `-c${CONNECTIONS}`,
+    `-d${seconds}s`,
+    '--latency',
+    '-s',
+    script,
+    url,
+  ])
+  const out = spawnSync(command, args, { encoding: 'utf8' }).stdout
+  const figure = (pattern: RegExp): string => pattern.exec(out)?.[1] ?? ''
+  const socketErrors =
+    /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(
+      out,
+    )
+  return {
+    rps: Number(figure(/Requests\/sec:\s+([\d.]+)/)),
+    p50: wrkMs(figure(/\s50%\s+(\S+)/)),
+    p99: wrkMs(figure(/\s99%\s+(\S+)/)),
+    errors:
+      Number(figure(/Non-2xx or 3xx responses: (\d+)/) || 0) +
+      (socketErrors
+        ? socketErrors.slice(1).reduce((sum, n) => sum + Number(n), 0)
+        : 0),
+  }
+}
+
+async function runAutocannon(
+  url: string,
+  body: string,
+  seconds: number,
+): Promise<Omit<Load, 'rssMb'>> {
+  const r = await autocannon({
+    url,
+    method: 'POST',
+    connections: CONNECTIONS,
+    headers: {
+      authorization: `Bearer ${DEMO_KEY_ONE}`,
+      'content-type': 'application/json',
+    },
+    body,
+    duration: seconds,
+  })
+  return {
+    rps: r.requests.average,
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    errors: r.errors + r.timeouts + r.non2xx,
+  }
+}
+
 async function load(
   args: string[],
   path: string,
@@ -93,25 +174,13 @@ async function load(
 ): Promise<Load> {
   const { url, child } = await startServer(args)
   try {
-    const options = {
-      url: url + path,
-      method: 'POST' as const,
-      connections: CONNECTIONS,
-      headers: {
-        authorization: `Bearer ${DEMO_KEY_ONE}`,
-        'content-type': 'application/json',
-      },
-      body: JSON.stringify(body),
-    }
-    await autocannon({ ...options, duration: 1 }) // warm-up
-    const r = await autocannon({ ...options, duration: DURATION })
-    return {
-      rps: r.requests.average,
-      p50: r.latency.p50,
-      p99: r.latency.p99,
-      errors: r.errors + r.timeouts + r.non2xx,
-      rssMb: await peakRss(child.pid!),
-    }
+    const generate = WRK ? runWrk : runAutocannon
+    // autocannon runs in this process: keep it off the server's core too.
+    if (!WRK && second)
+      spawnSync('taskset', ['-a', '-p', '-c', '0', String(process.pid)])
+    await generate(url + path, JSON.stringify(body), 1) // warm-up
+    const figures = await generate(url + path, JSON.stringify(body), DURATION)
+    return { ...figures, rssMb: await peakRss(child.pid!) }
   } finally {
     child.kill('SIGKILL')
   }
@@ -146,7 +215,7 @@ async function benchServer(): Promise<void> {
   )
   row(
     'server',
-    `bare node:http JSON echo (baseline), c=${CONNECTIONS}`,
+    `bare node:http JSON echo (baseline), ${WRK ? 'wrk' : 'autocannon'} c=${CONNECTIONS}`,
     `${bare.toFixed(0)} req/s, p99 ${m('bare', 'p99')} ms`,
   )
   for (const name of ['customers', 'tokens'] as const) {
@@ -495,11 +564,20 @@ async function benchBundle(): Promise<void> {
 // ---------- report ----------
 
 const started = Date.now()
-await benchInProcess()
-await benchGrowth()
-await benchStartup()
-await benchBundle()
-await benchServer()
+// `--only server,growth` runs some groups; the JSON then holds those alone.
+const only = /^--only=(.+)$/
+  .exec(process.argv.find((arg) => arg.startsWith('--only=')) ?? '')?.[1]
+  ?.split(',')
+const groups: [string, () => Promise<void>][] = [
+  ['in-process', benchInProcess],
+  ['growth', benchGrowth],
+  ['start-up', benchStartup],
+  ['browser', benchBundle],
+  ['server', benchServer],
+]
+for (const [group, bench] of groups) {
+  if (!only || only.includes(group)) await bench()
+}
 
 const width = (key: keyof Row) =>
   Math.max(...rows.map((r) => String(r[key]).length), key.length)

@@ -1,5 +1,4 @@
 import type { Route, SandboxContext } from '../src/context.ts'
-import { emailKey } from '../src/db.ts'
 import { SandboxError } from '../src/errors.ts'
 import { runOperation, type OperationSpec } from '../src/pipeline.ts'
 import { validateBody } from '../src/validation.ts'
@@ -28,40 +27,36 @@ export const createCustomer: OperationSpec = {
   async execute(ctx, principal, raw, now) {
     const body = validateBody(ctx.schemas.customerBody, raw)
     const { db } = ctx
-    const reserved: string[] = []
-    try {
-      if (ctx.options.uniqueEmail && body.email !== undefined) {
-        const key = emailKey(principal.accountId, body.email)
-        if (!db.reserve(key)) {
-          throw new SandboxError(
-            'email_taken',
-            `A customer of this account already has the email "${body.email}" (uniqueEmail is on).`,
-          )
-        }
-        reserved.push(key)
-      }
-      let id: string
-      do id = ctx.nextId('customer')
-      while (!db.reserve(id))
-      reserved.push(id)
+    // @note Nothing is awaited from these checks to the insert, so two
+    // concurrent creates can take neither the same id nor the same email.
+    if (
+      ctx.options.uniqueEmail &&
+      body.email !== undefined &&
+      db.emailTaken(principal.accountId, body.email)
+    ) {
+      throw new SandboxError(
+        'email_taken',
+        `A customer of this account already has the email "${body.email}" (uniqueEmail is on).`,
+      )
+    }
+    let id: string
+    do id = ctx.nextId('customer')
+    while (db.hasId(id))
 
-      db.insertCustomer({
+    db.insertCustomer({
+      id,
+      account_id: principal.accountId,
+      ...(body.name !== undefined && { name: body.name }),
+      ...(body.email !== undefined && { email: body.email }),
+      created_at: now.toISOString(),
+    })
+    return {
+      status: 201,
+      body: {
         id,
-        account_id: principal.accountId,
         ...(body.name !== undefined && { name: body.name }),
         ...(body.email !== undefined && { email: body.email }),
-        created_at: now.toISOString(),
-      })
-      return {
-        status: 201,
-        body: {
-          id,
-          ...(body.name !== undefined && { name: body.name }),
-          ...(body.email !== undefined && { email: body.email }),
-        },
-      }
-    } finally {
-      for (const key of reserved) db.release(key)
+      },
     }
   },
 }

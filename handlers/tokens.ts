@@ -61,41 +61,38 @@ export const createToken: OperationSpec = {
     }
 
     const { db } = ctx
+    // @note Nothing is awaited from the check to the insert (see customers).
     let id: string
     do id = ctx.nextId('token')
-    while (!db.reserve(id))
-    try {
-      // The expired-tokens persona mints tokens that expire as they are made.
-      const lifetimeMs =
-        principal.persona === 'expired-tokens' ? 0 : expiresIn * 1000
-      const expiresAt = new Date(now.getTime() + lifetimeMs).toISOString()
-      const createdAt = now.toISOString()
-      const record = db.insertToken({
+    while (db.hasId(id))
+    // The expired-tokens persona mints tokens that expire as they are made.
+    const lifetimeMs =
+      principal.persona === 'expired-tokens' ? 0 : expiresIn * 1000
+    const expiresAt = new Date(now.getTime() + lifetimeMs).toISOString()
+    const createdAt = now.toISOString()
+    const record = db.insertToken({
+      id,
+      account_id: principal.accountId,
+      secret: ctx.nextId('tokenSecret'),
+      scopes: body.scopes,
+      expires_in: expiresIn,
+      expires_at: expiresAt,
+      created_at: createdAt,
+      issued_by: principal.id,
+    })
+    return {
+      status: 201,
+      // RFC 6749 §5.1: a response that carries a secret is never cached.
+      headers: { 'cache-control': 'no-store' },
+      body: {
         id,
-        account_id: principal.accountId,
-        secret: ctx.nextId('tokenSecret'),
+        token: record.secret,
+        token_type: 'Bearer',
         scopes: body.scopes,
         expires_in: expiresIn,
         expires_at: expiresAt,
         created_at: createdAt,
-        issued_by: principal.id,
-      })
-      return {
-        status: 201,
-        // RFC 6749 §5.1: a response that carries a secret is never cached.
-        headers: { 'cache-control': 'no-store' },
-        body: {
-          id,
-          token: record.secret,
-          token_type: 'Bearer',
-          scopes: body.scopes,
-          expires_in: expiresIn,
-          expires_at: expiresAt,
-          created_at: createdAt,
-        },
-      }
-    } finally {
-      db.release(id)
+      },
     }
   },
 }

@@ -41,21 +41,22 @@ export interface Database {
   tokensOf(accountId: string): readonly TokenRecord[]
   customerById(id: string): CustomerRecord | undefined
   tokenById(id: string): TokenRecord | undefined
+  /**
+   * Whether a record has this id. Creates check and insert with nothing
+   * awaited in between, so two concurrent creates cannot take one id.
+   */
   hasId(id: string): boolean
-  /** Holds an id or a normalised email so that concurrent creates cannot take it twice. */
-  reserve(key: string): boolean
-  release(key: string): void
   insertAccount(record: AccountRecord): Promise<AccountRecord>
   insertApiKey(record: ApiKeyRecord): Promise<ApiKeyRecord>
   /** Adds a customer built from validated input; no copy is made. */
   insertCustomer(record: CustomerRecord): CustomerRecord
   /** Adds a token built from validated input; no copy is made. */
   insertToken(record: TokenRecord): TokenRecord
-  /** Whether `email` (case-insensitively) belongs to a customer of the account, or is being created. */
+  /** Whether `email` (case-insensitively) belongs to a customer of the account. */
   emailTaken(accountId: string, email: string): boolean
 }
 
-/** The key under which an email is reserved within one account. */
+/** The key under which an email is indexed within one account. */
 export const emailKey = (accountId: string, email: string): string =>
   `email:${accountId}:${email.toLowerCase()}`
 
@@ -94,11 +95,8 @@ export function createDatabase(
     if (list) list.push(value)
     else map.set(key, [value])
   }
-  const reserved = new Set<string>()
   // Ids of the small collections and, with `indexEmails`, normalised emails.
   const ids = new Set<string>()
-  const taken = (key: string): boolean =>
-    ids.has(key) || customerIndex.has(key) || tokenIndex.has(key)
 
   const indexCredential = (credential: Credential): void => {
     const hash = secretHash(credential.record.secret)
@@ -118,16 +116,14 @@ export function createDatabase(
     tokensOf: (accountId) => tokensByAccount.get(accountId) ?? [],
     customerById: (id) => customerIndex.get(id),
     tokenById: (id) => tokenIndex.get(id),
-    hasId: (id) => taken(id) || reserved.has(id),
-    reserve(key) {
-      if (reserved.has(key) || taken(key)) return false
-      reserved.add(key)
-      return true
-    },
-    release: (key) => void reserved.delete(key),
-    emailTaken: (accountId, email) =>
-      taken(emailKey(accountId, email)) ||
-      reserved.has(emailKey(accountId, email)),
+    // Each kind has its own prefix, so one index answers.
+    hasId: (id) =>
+      id.startsWith('cus_')
+        ? customerIndex.has(id)
+        : id.startsWith('tkn_')
+          ? tokenIndex.has(id)
+          : ids.has(id),
+    emailTaken: (accountId, email) => ids.has(emailKey(accountId, email)),
     async insertAccount(record) {
       const created = await accounts.create(record)
       accountIndex.set(created.id, created)
