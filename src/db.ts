@@ -84,7 +84,9 @@ export function createDatabase(
     count: () => tokenList.length,
   }
 
-  const byHash = new Map<number, Credential[]>()
+  // A bucket is one credential, or a list once two secrets share a hash: one
+  // array per token would be most of what a token keeps alive.
+  const byHash = new Map<number, Credential | Credential[]>()
   const accountIndex = new Map<string, AccountRecord>()
   const customersByAccount = new Map<string, CustomerRecord[]>()
   const tokensByAccount = new Map<string, TokenRecord[]>()
@@ -101,8 +103,9 @@ export function createDatabase(
   const indexCredential = (credential: Credential): void => {
     const hash = secretHash(credential.record.secret)
     const bucket = byHash.get(hash)
-    if (bucket) bucket.push(credential)
-    else byHash.set(hash, [credential])
+    if (bucket === undefined) byHash.set(hash, credential)
+    else if (Array.isArray(bucket)) bucket.push(credential)
+    else byHash.set(hash, [bucket, credential])
   }
 
   return {
@@ -110,7 +113,10 @@ export function createDatabase(
     apiKeys,
     customers,
     tokens,
-    credentialsByHash: (secret) => byHash.get(secretHash(secret)),
+    credentialsByHash(secret) {
+      const bucket = byHash.get(secretHash(secret))
+      return bucket === undefined || Array.isArray(bucket) ? bucket : [bucket]
+    },
     accountById: (id) => accountIndex.get(id),
     customersOf: (accountId) => customersByAccount.get(accountId) ?? [],
     tokensOf: (accountId) => tokensByAccount.get(accountId) ?? [],
