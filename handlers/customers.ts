@@ -41,7 +41,7 @@ export const createCustomer: OperationSpec = {
     }
     let id: string
     do id = ctx.nextId('customer')
-    while (db.hasId(id))
+    while (db.customerById(id))
 
     db.insertCustomer({
       id,

@@ -64,7 +64,7 @@ export const createToken: OperationSpec = {
     // @note Nothing is awaited from the check to the insert (see customers).
     let id: string
     do id = ctx.nextId('token')
-    while (db.hasId(id))
+    while (db.tokenById(id))
     // The expired-tokens persona mints tokens that expire as they are made.
     const lifetimeMs =
       principal.persona === 'expired-tokens' ? 0 : expiresIn * 1000

@@ -5,6 +5,7 @@ import {
 } from '../fixtures/demo-keys.ts'
 import { startSandboxWorker } from '../src/browser.ts'
 import type { Assumption } from '../src/assumptions.ts'
+import { STATUS_TEXT } from '../src/errors.ts'
 import type { Persona } from '../src/personas.ts'
 
 const PERSIST_FLAG = 'customer-token-sandbox:playground:persist'
@@ -34,24 +35,6 @@ const PERSONA_TEXT: Record<Persona, string> = {
   unavailable: 'every call is a 503',
   'expired-tokens': 'mints already expired tokens',
   'read-only': 'no customers:write',
-}
-
-const STATUS_TEXT: Record<number, string> = {
-  200: 'OK',
-  201: 'Created',
-  204: 'No Content',
-  400: 'Bad Request',
-  401: 'Unauthorized',
-  403: 'Forbidden',
-  404: 'Not Found',
-  405: 'Method Not Allowed',
-  409: 'Conflict',
-  413: 'Content Too Large',
-  415: 'Unsupported Media Type',
-  422: 'Unprocessable Content',
-  429: 'Too Many Requests',
-  500: 'Internal Server Error',
-  503: 'Service Unavailable',
 }
 
 // ---------- helpers ----------

@@ -46,11 +46,10 @@ export interface SandboxContext {
   readonly streamedBodies: boolean
   /**
    * Headers the adapter adds to every answer (the server's CORS headers).
-   * The operations build them in; `stamped` holds the answers that have them.
+   * The operations build them in; other answers have them set afterwards.
    */
   readonly responseHeaders:
     ((request: Request) => Record<string, string>) | undefined
-  readonly stamped: WeakSet<Response>
   /** Settles when the current seeding is done; every resolver awaits it. */
   ready: Promise<void>
   /** Whether `ready` has settled, so that resolvers need not wait a tick for it. */

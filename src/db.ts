@@ -41,11 +41,6 @@ export interface Database {
   tokensOf(accountId: string): readonly TokenRecord[]
   customerById(id: string): CustomerRecord | undefined
   tokenById(id: string): TokenRecord | undefined
-  /**
-   * Whether a record has this id. Creates check and insert with nothing
-   * awaited in between, so two concurrent creates cannot take one id.
-   */
-  hasId(id: string): boolean
   insertAccount(record: AccountRecord): Promise<AccountRecord>
   insertApiKey(record: ApiKeyRecord): Promise<ApiKeyRecord>
   /** Adds a customer built from validated input; no copy is made. */
@@ -97,8 +92,8 @@ export function createDatabase(
     if (list) list.push(value)
     else map.set(key, [value])
   }
-  // Ids of the small collections and, with `indexEmails`, normalised emails.
-  const ids = new Set<string>()
+  // With `indexEmails`, each account's normalised emails.
+  const emails = new Set<string>()
 
   const indexCredential = (credential: Credential): void => {
     const hash = secretHash(credential.record.secret)
@@ -122,24 +117,15 @@ export function createDatabase(
     tokensOf: (accountId) => tokensByAccount.get(accountId) ?? [],
     customerById: (id) => customerIndex.get(id),
     tokenById: (id) => tokenIndex.get(id),
-    // Each kind has its own prefix, so one index answers.
-    hasId: (id) =>
-      id.startsWith('cus_')
-        ? customerIndex.has(id)
-        : id.startsWith('tkn_')
-          ? tokenIndex.has(id)
-          : ids.has(id),
-    emailTaken: (accountId, email) => ids.has(emailKey(accountId, email)),
+    emailTaken: (accountId, email) => emails.has(emailKey(accountId, email)),
     async insertAccount(record) {
       const created = await accounts.create(record)
       accountIndex.set(created.id, created)
-      ids.add(created.id)
       return created
     },
     async insertApiKey(record) {
       const created = await apiKeys.create(record)
       indexCredential({ kind: 'api-key', record: created })
-      ids.add(created.id)
       return created
     },
     insertCustomer(record) {
@@ -147,7 +133,7 @@ export function createDatabase(
       push(customersByAccount, record.account_id, record)
       customerIndex.set(record.id, record)
       if (options.indexEmails && record.email !== undefined) {
-        ids.add(emailKey(record.account_id, record.email))
+        emails.add(emailKey(record.account_id, record.email))
       }
       return record
     },

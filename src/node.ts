@@ -194,17 +194,15 @@ export async function createSandboxServer(
       request.method === 'OPTIONS' &&
       request.headers.has('access-control-request-method')
     ) {
-      return withCors(
-        new Response(null, {
-          status: 204,
-          headers: {
-            'access-control-allow-methods': 'GET, POST, DELETE, OPTIONS',
-            'access-control-allow-headers': CORS_ALLOW_HEADERS,
-            'access-control-max-age': '600',
-          },
-        }),
-        origin,
-      )
+      return new Response(null, {
+        status: 204,
+        headers: {
+          ...corsHeaders(origin),
+          'access-control-allow-methods': 'GET, POST, DELETE, OPTIONS',
+          'access-control-allow-headers': CORS_ALLOW_HEADERS,
+          'access-control-max-age': '600',
+        },
+      })
     }
     // @note With a baseUrl, its path prefix applies on the server's own origin.
     const routed =
@@ -223,11 +221,14 @@ export async function createSandboxServer(
       return new Response(null, { status: 204 })
     }
     if (response.status === 413) response.headers.set('connection', 'close')
+    // Parsed once, and only when used: the request path needs neither.
+    let path: string | undefined
+    const pathname = (): string => (path ??= new URL(request.url).pathname)
     if (
       writer &&
       request.method !== 'GET' &&
       response.status < 300 &&
-      new URL(request.url).pathname.includes('/__sandbox/')
+      pathname().includes('/__sandbox/')
     ) {
       writer.markDirty()
     }
@@ -238,7 +239,7 @@ export async function createSandboxServer(
       onLog({
         request_id: requestId,
         method: request.method,
-        path: new URL(request.url).pathname,
+        path: pathname(),
         status: response.status,
         duration_ms: Math.round((performance.now() - started) * 100) / 100,
         account_id: entry?.account_id ?? null,

@@ -76,7 +76,6 @@ export function addAdapterHeaders(
   response: Response,
 ): Response {
   if (!ctx.responseHeaders || response.status === 0) return response
-  if (ctx.stamped.has(response)) return response
   for (const [name, value] of Object.entries(ctx.responseHeaders(request))) {
     response.headers.set(name, value)
   }
@@ -121,11 +120,12 @@ function finishExchange(
   url: URL,
   operation: Operation | null,
   response: Response,
+  stamped = false,
 ): Response {
   // @note Response.error() is the one response with status 0; reading `type`
   // would make a lazy server response build itself. A stamped response was
   // built with its headers: touching `headers` would make it build them again.
-  if (response.status !== 0 && !ctx.stamped.has(response)) {
+  if (response.status !== 0 && !stamped) {
     response.headers.set('x-request-id', exchange.requestId)
     for (const [name, value] of Object.entries(exchange.headers)) {
       response.headers.set(name, value)
@@ -218,6 +218,7 @@ export async function runOperation(
   const exchange = beginExchange(ctx, request)
   let idempotencyKey: string | undefined
   let response: Response
+  let stamped = false
   try {
     const latency = ctx.scenarios.latency()
     if (latency) {
@@ -296,6 +297,7 @@ export async function runOperation(
           stamp(ctx, request, exchange, lookup.response, {
             'idempotent-replayed': 'true',
           }),
+          true,
         )
       }
       if (lookup.kind === 'in-flight') {
@@ -318,10 +320,7 @@ export async function runOperation(
     const result = await spec.execute(ctx, principal, body, ctx.clock.now())
     const answer: StoredResponse = {
       status: result.status,
-      headers: [
-        ['content-type', 'application/json'],
-        ...Object.entries(result.headers ?? {}),
-      ],
+      headers: { 'content-type': 'application/json', ...result.headers },
       body: JSON.stringify(result.body),
     }
     if (idempotencyKey !== undefined) {
@@ -329,6 +328,7 @@ export async function runOperation(
       idempotencyKey = undefined
     }
     response = stamp(ctx, request, exchange, answer)
+    stamped = true
   } catch (error) {
     response = renderError(ctx, exchange, error)
   }
@@ -341,7 +341,15 @@ export async function runOperation(
       ctx.idempotency.abandon(idempotencyKey)
     }
   }
-  return finishExchange(ctx, exchange, request, url, spec.operation, response)
+  return finishExchange(
+    ctx,
+    exchange,
+    request,
+    url,
+    spec.operation,
+    response,
+    stamped,
+  )
 }
 
 function takeScenario(
@@ -418,7 +426,11 @@ function applyRateLimit(
 
 async function store(response: Response): Promise<StoredResponse> {
   const body = await response.clone().text()
-  return { status: response.status, headers: [...response.headers], body }
+  return {
+    status: response.status,
+    headers: Object.fromEntries(response.headers),
+    body,
+  }
 }
 
 /**
@@ -433,17 +445,15 @@ function stamp(
   answer: StoredResponse,
   extra?: Record<string, string>,
 ): Response {
-  const headers: Record<string, string> = {}
-  for (const [name, value] of answer.headers) headers[name] = value
-  if (extra) Object.assign(headers, extra)
-  Object.assign(headers, exchange.headers)
-  if (ctx.responseHeaders) Object.assign(headers, ctx.responseHeaders(request))
-  headers['x-request-id'] = exchange.requestId
-  const response = new ctx.Response(answer.body, {
+  return new ctx.Response(answer.body, {
     status: answer.status,
     statusText: STATUS_TEXT[answer.status] ?? '',
-    headers,
+    headers: {
+      ...answer.headers,
+      ...extra,
+      ...exchange.headers,
+      ...ctx.responseHeaders?.(request),
+      'x-request-id': exchange.requestId,
+    },
   })
-  ctx.stamped.add(response)
-  return response
 }

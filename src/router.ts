@@ -8,7 +8,7 @@ export interface Router {
    * The sandbox's answer to `request`, or `undefined` when the request is not
    * for the sandbox (another origin, or a path outside the API and `/__sandbox/`).
    */
-  handle(request: Request, url?: URL): Promise<Response> | undefined
+  handle(request: Request): Promise<Response> | undefined
   /** URL patterns of what `handle` answers, for binding as MSW handlers. */
   readonly patterns: { api: RegExp[]; versioned: RegExp; surface: RegExp }
 }
@@ -70,7 +70,8 @@ export function createRouter(
   const base = `^${origin}${escape(prefix)}`
 
   return {
-    handle(request, url = new URL(request.url)) {
+    handle(request) {
+      const url = new URL(request.url)
       const rest = stripBase(url)
       let path: string | undefined
       if (rest !== undefined && isSurface(rest)) path = rest

@@ -79,14 +79,12 @@ export function createSandboxCore(
   )
   let seed = session?.data.seed ?? resolved.seed
   const snapshots = new Map<string, { data: SandboxData; created_at: string }>()
-  let seeding = true
 
   const ctx: SandboxContext = {
     options: resolved,
     Response: adapter.Response ?? Response,
     streamedBodies: adapter.streamedBodies ?? false,
     responseHeaders: adapter.responseHeaders,
-    stamped: new WeakSet(),
     seeded: false,
     clock: createClock(resolved.clockAfterSet),
     schemas: {
@@ -137,19 +135,15 @@ export function createSandboxCore(
     }
     ctx.clock.reset()
     faker = createFaker(seed ^ 0x5bd1e995)
-    seeding = true
     ctx.seeded = false
     ctx.ready = populate(db).then(() => {
-      if (ctx.db === db) {
-        seeding = false
-        ctx.seeded = true
-      }
+      if (ctx.db === db) ctx.seeded = true
     })
     return ctx.ready
   }
 
   const readable = (): Database => {
-    if (seeding) {
+    if (!ctx.seeded) {
       throw new Error(
         'Failed to read the sandbox: it is still seeding. Await sandbox.ready (or the promise that reset() returns) first.',
       )
@@ -191,7 +185,7 @@ export function createSandboxCore(
   }
 
   const sandbox: SandboxCore = {
-    handle: (request, url) => router.handle(request, url),
+    handle: (request) => router.handle(request),
     get ready() {
       return ctx.ready
     },

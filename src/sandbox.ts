@@ -78,7 +78,7 @@ export interface SandboxCore {
    * sandbox. The standalone server routes through it.
    * @example await sandbox.handle(new Request('http://localhost/__sandbox/health'))
    */
-  handle(request: Request, url?: URL): Promise<Response> | undefined
+  handle(request: Request): Promise<Response> | undefined
   /** Settles when seeding is done; the resolvers wait for it themselves. */
   readonly ready: Promise<void>
   /** The seed in force: the option's, or the last one `reset(seed)` was given. */

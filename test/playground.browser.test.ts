@@ -21,9 +21,13 @@ async function open(): Promise<Page> {
   return page
 }
 
-const send = (page: Page, button: string) =>
-  page.getByRole('button', { name: button }).click()
-const responseStatus = (page: Page) => page.locator('#response-status')
+/** Clicks a send button and waits until the response panel shows `status`. */
+const sendAndSee = async (page: Page, button: string, status: string) => {
+  await page.getByRole('button', { name: button }).click()
+  await expect
+    .poll(() => page.locator('#response-status').textContent())
+    .toBe(status)
+}
 
 it('is served at / by the standalone server and names what runs it', async () => {
   expect(server.playgroundUrl).toBe(`${server.url}/`)
@@ -49,10 +53,7 @@ it('clicks through both operations, the clock, scenarios and the assumptions', a
   const journal = page.locator('#journal tbody tr')
 
   // Create a customer with the preselected key: request and response shown.
-  await send(page, 'Send POST /v1/customers')
-  await expect
-    .poll(() => responseStatus(page).textContent())
-    .toBe('201 Created')
+  await sendAndSee(page, 'Send POST /v1/customers', '201 Created')
   const response = await page.locator('#response').textContent()
   expect(response).toContain('HTTP 201 Created')
   expect(response).toMatch(/x-request-id: req_/)
@@ -69,10 +70,7 @@ it('clicks through both operations, the clock, scenarios and the assumptions', a
   await page.locator('#token-credential').selectOption(PERSONA_READ_ONLY_KEY)
   await page.getByLabel('customers:write').uncheck()
   await page.getByLabel('customers:read').check()
-  await send(page, 'Send POST /v2/tokens')
-  await expect
-    .poll(() => responseStatus(page).textContent())
-    .toBe('201 Created')
+  await sendAndSee(page, 'Send POST /v2/tokens', '201 Created')
   expect(await page.locator('#tokens tbody tr').count()).toBe(1)
   // The new token is selected in "Create a customer".
   await expect
@@ -80,10 +78,7 @@ it('clicks through both operations, the clock, scenarios and the assumptions', a
       page.locator('#customer-credential option:checked').textContent(),
     )
     .toMatch(/^Token tkn_\w+ \(customers:read\)/)
-  await send(page, 'Send POST /v1/customers')
-  await expect
-    .poll(() => responseStatus(page).textContent())
-    .toBe('403 Forbidden')
+  await sendAndSee(page, 'Send POST /v1/customers', '403 Forbidden')
   expect(await page.locator('#response').textContent()).toContain(
     '"code": "insufficient_scope"',
   )
@@ -92,10 +87,7 @@ it('clicks through both operations, the clock, scenarios and the assumptions', a
   await page.locator('#token-credential').selectOption(DEMO_KEY_ONE)
   await page.getByLabel('customers:read').uncheck()
   await page.getByLabel('customers:write').check()
-  await send(page, 'Send POST /v2/tokens')
-  await expect
-    .poll(() => responseStatus(page).textContent())
-    .toBe('201 Created')
+  await sendAndSee(page, 'Send POST /v2/tokens', '201 Created')
   await expect
     .poll(() =>
       page.locator('#customer-credential option:checked').textContent(),
@@ -103,10 +95,7 @@ it('clicks through both operations, the clock, scenarios and the assumptions', a
     .toMatch(/^Token tkn_\w+ \(customers:write\)/)
   const newest = page.locator('#tokens tbody tr').first()
   expect(await newest.textContent()).toContain('valid')
-  await send(page, 'Send POST /v1/customers')
-  await expect
-    .poll(() => responseStatus(page).textContent())
-    .toBe('201 Created')
+  await sendAndSee(page, 'Send POST /v1/customers', '201 Created')
   const before = await page.locator('#clock-now').getAttribute('datetime')
   await page.getByRole('button', { name: '+1 hour' }).click()
   await expect.poll(() => newest.textContent()).toContain('expired')
@@ -114,10 +103,7 @@ it('clicks through both operations, the clock, scenarios and the assumptions', a
   expect(Date.parse(after!) - Date.parse(before!)).toBeGreaterThanOrEqual(
     3_600_000,
   )
-  await send(page, 'Send POST /v1/customers')
-  await expect
-    .poll(() => responseStatus(page).textContent())
-    .toBe('401 Unauthorized')
+  await sendAndSee(page, 'Send POST /v1/customers', '401 Unauthorized')
   expect(await page.locator('#response').textContent()).toContain(
     '"code": "token_expired"',
   )
@@ -128,22 +114,13 @@ it('clicks through both operations, the clock, scenarios and the assumptions', a
   await expect
     .poll(() => page.locator('#scenarios').textContent())
     .toContain('Next call of either operation: fail with 503')
-  await send(page, 'Send POST /v1/customers')
-  await expect
-    .poll(() => responseStatus(page).textContent())
-    .toBe('503 Service Unavailable')
+  await sendAndSee(page, 'Send POST /v1/customers', '503 Service Unavailable')
   expect(await page.locator('#scenarios').textContent()).toContain(
     'None queued',
   )
   await page.getByRole('button', { name: 'Network error' }).click()
-  await send(page, 'Send POST /v1/customers')
-  await expect
-    .poll(() => responseStatus(page).textContent())
-    .toBe('network error')
-  await send(page, 'Send POST /v1/customers')
-  await expect
-    .poll(() => responseStatus(page).textContent())
-    .toBe('201 Created')
+  await sendAndSee(page, 'Send POST /v1/customers', 'network error')
+  await sendAndSee(page, 'Send POST /v1/customers', '201 Created')
 
   // The journal holds every call, newest first; the assumptions are listed.
   const statuses = await page
@@ -188,10 +165,7 @@ it('keeps its data across a reload once asked to', async () => {
     .toContain('kept in localStorage')
   await page.getByLabel('name').fill('Grace Hopper')
   await page.getByLabel('email').fill('grace@example.com')
-  await send(page, 'Send POST /v1/customers')
-  await expect
-    .poll(() => responseStatus(page).textContent())
-    .toBe('201 Created')
+  await sendAndSee(page, 'Send POST /v1/customers', '201 Created')
 
   await page.reload()
   await page.locator('body[data-ready="true"]').waitFor()
