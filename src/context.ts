@@ -49,7 +49,7 @@ export interface SandboxContext {
    * The operations build them in; other answers have them set afterwards.
    */
   readonly responseHeaders:
-    ((request: Request) => Record<string, string>) | undefined
+    ((request: Request) => [string, string][]) | undefined
   /** Settles when the current seeding is done; every resolver awaits it. */
   ready: Promise<void>
   /** Whether `ready` has settled, so that resolvers need not wait a tick for it. */

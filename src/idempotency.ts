@@ -1,7 +1,7 @@
 /** A response kept for replay: status, headers and body, byte for byte. */
 export interface StoredResponse {
   status: number
-  headers: Record<string, string>
+  headers: [string, string][]
   body: string
 }
 

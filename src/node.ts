@@ -196,12 +196,12 @@ export async function createSandboxServer(
     ) {
       return new Response(null, {
         status: 204,
-        headers: {
+        headers: [
           ...corsHeaders(origin),
-          'access-control-allow-methods': 'GET, POST, DELETE, OPTIONS',
-          'access-control-allow-headers': CORS_ALLOW_HEADERS,
-          'access-control-max-age': '600',
-        },
+          ['access-control-allow-methods', 'GET, POST, DELETE, OPTIONS'],
+          ['access-control-allow-headers', CORS_ALLOW_HEADERS],
+          ['access-control-max-age', '600'],
+        ],
       })
     }
     // @note With a baseUrl, its path prefix applies on the server's own origin.
@@ -397,24 +397,24 @@ function rebase(request: Request, origin: string): Request {
   })
 }
 
-const ANY_ORIGIN = {
-  'access-control-allow-origin': '*',
-  'access-control-expose-headers': CORS_EXPOSE_HEADERS,
-}
+const ANY_ORIGIN: [string, string][] = [
+  ['access-control-allow-origin', '*'],
+  ['access-control-expose-headers', CORS_EXPOSE_HEADERS],
+]
 
-/** The CORS headers of an answer to a request from `origin`. */
-function corsHeaders(origin: string | null): Record<string, string> {
+/** The CORS headers of an answer to a request from `origin`, as pairs. */
+function corsHeaders(origin: string | null): [string, string][] {
   return origin === null
     ? ANY_ORIGIN
-    : {
-        'access-control-allow-origin': origin,
-        'access-control-expose-headers': CORS_EXPOSE_HEADERS,
-        vary: 'Origin',
-      }
+    : [
+        ['access-control-allow-origin', origin],
+        ['access-control-expose-headers', CORS_EXPOSE_HEADERS],
+        ['vary', 'Origin'],
+      ]
 }
 
 function withCors(response: Response, origin: string | null): Response {
-  for (const [name, value] of Object.entries(corsHeaders(origin))) {
+  for (const [name, value] of corsHeaders(origin)) {
     response.headers.set(name, value)
   }
   return response

@@ -76,7 +76,7 @@ export function addAdapterHeaders(
   response: Response,
 ): Response {
   if (!ctx.responseHeaders || response.status === 0) return response
-  for (const [name, value] of Object.entries(ctx.responseHeaders(request))) {
+  for (const [name, value] of ctx.responseHeaders(request)) {
     response.headers.set(name, value)
   }
   return response
@@ -92,7 +92,8 @@ interface Exchange {
     JournalEntry,
     'account_id' | 'credential' | 'scenario' | 'replayed' | 'code'
   >
-  headers: Record<string, string>
+  /** Headers the exchange adds to its answer (rate limiting), as pairs. */
+  headers: [string, string][]
 }
 
 function beginExchange(ctx: SandboxContext, request: Request): Exchange {
@@ -109,7 +110,7 @@ function beginExchange(ctx: SandboxContext, request: Request): Exchange {
       replayed: false,
       code: null,
     },
-    headers: {},
+    headers: [],
   }
 }
 
@@ -127,7 +128,7 @@ function finishExchange(
   // built with its headers: touching `headers` would make it build them again.
   if (response.status !== 0 && !stamped) {
     response.headers.set('x-request-id', exchange.requestId)
-    for (const [name, value] of Object.entries(exchange.headers)) {
+    for (const [name, value] of exchange.headers) {
       response.headers.set(name, value)
     }
     addAdapterHeaders(ctx, request, response)
@@ -294,9 +295,9 @@ export async function runOperation(
           request,
           url,
           spec.operation,
-          stamp(ctx, request, exchange, lookup.response, {
-            'idempotent-replayed': 'true',
-          }),
+          stamp(ctx, request, exchange, lookup.response, [
+            ['idempotent-replayed', 'true'],
+          ]),
           true,
         )
       }
@@ -320,9 +321,10 @@ export async function runOperation(
     const result = await spec.execute(ctx, principal, body, ctx.clock.now())
     const answer: StoredResponse = {
       status: result.status,
-      headers: { 'content-type': 'application/json', ...result.headers },
+      headers: [['content-type', 'application/json']],
       body: JSON.stringify(result.body),
     }
+    if (result.headers) answer.headers.push(...Object.entries(result.headers))
     if (idempotencyKey !== undefined) {
       ctx.idempotency.complete(idempotencyKey, answer)
       idempotencyKey = undefined
@@ -411,10 +413,13 @@ function applyRateLimit(
   if (!rateLimit || !limiter) return
   const result = limiter.hit(principal.secret, now)
   // IETF draft-ietf-httpapi-ratelimit-headers: structured fields.
-  exchange.headers['ratelimit-policy'] =
-    `"default";q=${result.limit};w=${rateLimit.windowSeconds}`
-  exchange.headers['ratelimit'] =
-    `"default";r=${result.remaining};t=${result.resetSeconds}`
+  exchange.headers.push(
+    [
+      'ratelimit-policy',
+      `"default";q=${result.limit};w=${rateLimit.windowSeconds}`,
+    ],
+    ['ratelimit', `"default";r=${result.remaining};t=${result.resetSeconds}`],
+  )
   if (!result.allowed) {
     throw new SandboxError(
       'rate_limited',
@@ -426,34 +431,32 @@ function applyRateLimit(
 
 async function store(response: Response): Promise<StoredResponse> {
   const body = await response.clone().text()
-  return {
-    status: response.status,
-    headers: Object.fromEntries(response.headers),
-    body,
-  }
+  return { status: response.status, headers: [...response.headers], body }
 }
 
 /**
  * Builds an answer with every header it will carry (its own, the exchange's,
  * the request id and the adapter's), so that nothing sets headers afterwards:
- * a server's lazy response then never builds a `Headers` object.
+ * a server's lazy response then never builds a `Headers` object. The sets
+ * never share a name, so name-value pairs do: merging objects measured four
+ * to ten times slower.
  */
 function stamp(
   ctx: SandboxContext,
   request: Request,
   exchange: Exchange,
   answer: StoredResponse,
-  extra?: Record<string, string>,
+  extra: [string, string][] = [],
 ): Response {
   return new ctx.Response(answer.body, {
     status: answer.status,
     statusText: STATUS_TEXT[answer.status] ?? '',
-    headers: {
+    headers: [
       ...answer.headers,
       ...extra,
       ...exchange.headers,
-      ...ctx.responseHeaders?.(request),
-      'x-request-id': exchange.requestId,
-    },
+      ...(ctx.responseHeaders?.(request) ?? []),
+      ['x-request-id', exchange.requestId],
+    ],
   })
 }

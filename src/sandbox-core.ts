@@ -49,8 +49,8 @@ export interface SandboxAdapter {
   Response?: new (body: string, init: ResponseInit) => Response
   /** Request bodies come from the network: read them with a running limit. */
   streamedBodies?: boolean
-  /** Headers to add to every answer, e.g. CORS. */
-  responseHeaders?: (request: Request) => Record<string, string>
+  /** Headers to add to every answer, e.g. CORS, as name-value pairs. */
+  responseHeaders?: (request: Request) => [string, string][]
 }
 
 /**

@@ -3,7 +3,7 @@ import { createIdempotencyStore } from '../src/idempotency.ts'
 import { createJournal } from '../src/journal.ts'
 import { createRateLimiter } from '../src/rate-limit.ts'
 
-const stored = { status: 201, headers: {}, body: '{}' }
+const stored = { status: 201, headers: [], body: '{}' }
 
 it('keeps at most maxEntries idempotency keys, dropping the oldest', () => {
   const store = createIdempotencyStore({ ttlMs: 60_000, maxEntries: 3 })
