@@ -24,7 +24,7 @@ export const createCustomer: OperationSpec = {
       )
     }
   },
-  async execute(ctx, principal, raw, now) {
+  execute(ctx, principal, raw, now) {
     const body = validateBody(ctx.schemas.customerBody, raw)
     const { db } = ctx
     // @note Nothing is awaited from these checks to the insert, so two

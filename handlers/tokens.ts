@@ -27,7 +27,7 @@ export const createToken: OperationSpec = {
       )
     }
   },
-  async execute(ctx, principal, raw, now) {
+  execute(ctx, principal, raw, now) {
     const { min, max } = ctx.options.expiresIn
     const bounds = `expires_in must be a whole number of seconds from ${min} to ${max}`
     const body = validateBody(ctx.schemas.tokenBody, raw, {

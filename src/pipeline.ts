@@ -39,13 +39,17 @@ export interface OperationSpec {
   bodyTypes: BodyTypes
   /** Checks the caller may use this operation at all, before the body is read. */
   authorize?: (ctx: SandboxContext, principal: Principal) => void
-  /** Validates the body and does the work; throws SandboxError for 4xx. */
+  /**
+   * Validates the body and does the work; throws SandboxError for 4xx.
+   * Synchronous, so that no other request runs between its checks (ids,
+   * emails) and its insert.
+   */
   execute: (
     ctx: SandboxContext,
     principal: Principal,
     body: Record<string, unknown>,
     now: Date,
-  ) => Promise<OperationResult>
+  ) => OperationResult
 }
 
 const IDEMPOTENCY_KEY = /^[\x20-\x7e]{1,255}$/
@@ -318,7 +322,7 @@ export async function runOperation(
     }
 
     if (effect?.delayMs) await sleep(effect.delayMs)
-    const result = await spec.execute(ctx, principal, body, ctx.clock.now())
+    const result = spec.execute(ctx, principal, body, ctx.clock.now())
     const answer: StoredResponse = {
       status: result.status,
       headers: [['content-type', 'application/json']],
