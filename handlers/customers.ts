@@ -1,4 +1,4 @@
-import type { Route, SandboxContext } from '../src/context.ts'
+import type { OperationRoute, SandboxContext } from '../src/context.ts'
 import { SandboxError } from '../src/errors.ts'
 import { runOperation, type OperationSpec } from '../src/pipeline.ts'
 import { validateBody } from '../src/validation.ts'
@@ -67,13 +67,13 @@ export const createCustomer: OperationSpec = {
  * @example
  * customerRoutes(ctx) // [{ method: 'POST', path: '/v1/customers', resolve }]
  */
-export function customerRoutes(ctx: SandboxContext): Route[] {
+export function customerRoutes(ctx: SandboxContext): OperationRoute[] {
   return [
     {
       method: 'POST',
       path: '/v1/customers',
-      resolve: (request, url) =>
-        runOperation(ctx, createCustomer, request, url),
+      resolve: (request, path) =>
+        runOperation(ctx, createCustomer, request, path),
     },
   ]
 }

@@ -1,5 +1,5 @@
 import { hasScope, requireScope } from '../src/auth.ts'
-import type { Route, SandboxContext } from '../src/context.ts'
+import type { OperationRoute, SandboxContext } from '../src/context.ts'
 import { SandboxError, validationError } from '../src/errors.ts'
 import { runOperation, type OperationSpec } from '../src/pipeline.ts'
 import { validateBody } from '../src/validation.ts'
@@ -103,12 +103,12 @@ export const createToken: OperationSpec = {
  * @example
  * tokenRoutes(ctx) // [{ method: 'POST', path: '/v2/tokens', resolve }]
  */
-export function tokenRoutes(ctx: SandboxContext): Route[] {
+export function tokenRoutes(ctx: SandboxContext): OperationRoute[] {
   return [
     {
       method: 'POST',
       path: '/v2/tokens',
-      resolve: (request, url) => runOperation(ctx, createToken, request, url),
+      resolve: (request, path) => runOperation(ctx, createToken, request, path),
     },
   ]
 }

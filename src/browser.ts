@@ -128,7 +128,7 @@ export async function startSandboxWorker(
     }
   }
 
-  const saved: Router = {
+  const saved: Pick<Router, 'handle' | 'patterns'> = {
     patterns: router.patterns,
     handle(request) {
       const answer = router.handle(request)

@@ -49,11 +49,28 @@ export interface SandboxContext {
    * The operations build them in; other answers have them set afterwards.
    */
   readonly responseHeaders:
-    ((request: Request) => [string, string][]) | undefined
+    ((request: RequestLike) => [string, string][]) | undefined
   /** Settles when the current seeding is done; every resolver awaits it. */
   ready: Promise<void>
   /** Whether `ready` has settled, so that resolvers need not wait a tick for it. */
   seeded: boolean
+}
+
+/**
+ * What the operations read of a request. A web `Request` has all of it; the
+ * server builds just this from node:http for the operations' paths, so that
+ * no `Request`, `Headers` or `URL` is made per call. Header names are asked
+ * for in lower case.
+ */
+export interface RequestLike {
+  readonly method: string
+  readonly headers: {
+    get(name: string): string | null
+    has(name: string): boolean
+  }
+  readonly body: ReadableStream<Uint8Array> | null
+  text(): Promise<string>
+  arrayBuffer(): Promise<ArrayBuffer>
 }
 
 /** A request resolver: a `Request` in, a `Response` out, no MSW involved. */
@@ -65,4 +82,16 @@ export interface Route {
   /** The path after the base, e.g. `/v1/customers` or `/__sandbox/state`. */
   path: string
   resolve: Resolver
+}
+
+/**
+ * An operation of the API in the route table: it reads only what
+ * `RequestLike` has, and the request's path, unparsed.
+ */
+export interface OperationRoute {
+  method: 'POST'
+  /** The path after the base, e.g. `/v1/customers`. */
+  path: string
+  /** Answers `request`, whose path (with the base) the journal records. */
+  resolve: (request: RequestLike, path: string) => Promise<Response>
 }

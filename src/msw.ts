@@ -8,7 +8,9 @@ import type { Router } from './router.ts'
  * @example
  * setupServer(...toMswHandlers(router))
  */
-export function toMswHandlers(router: Router): RequestHandler[] {
+export function toMswHandlers(
+  router: Pick<Router, 'handle' | 'patterns'>,
+): RequestHandler[] {
   const resolve = ({ request }: { request: Request }) => router.handle(request)
   const { api, versioned, surface } = router.patterns
   return [

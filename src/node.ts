@@ -7,8 +7,9 @@ import type { AddressInfo, Socket } from 'node:net'
 import { readFile, stat } from 'node:fs/promises'
 import { extname, resolve as resolvePath, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { FastResponse, toNodeHandler } from 'srvx/node'
+import { toNodeHandler } from 'srvx/node'
 import { createSandboxCore } from './sandbox-core.ts'
+import { DirectResponse, IncomingCall, sendResponse } from './node-direct.ts'
 import {
   createDataFileWriter,
   DataFileError,
@@ -140,7 +141,7 @@ export async function createSandboxServer(
 
   let writer: DataFileWriter | undefined
   const pending = new Map<string, JournalEntry>()
-  const { sandbox } = createSandboxCore(
+  const { sandbox, router } = createSandboxCore(
     {
       // A replayed session keeps the determinism it was recorded with.
       ...(sandboxOptions.from === undefined && { deterministic: false }),
@@ -151,10 +152,10 @@ export async function createSandboxServer(
         if (entry.status >= 200 && entry.status < 300) writer?.markDirty()
       },
     },
-    // srvx's FastResponse answers without building a web stream per response;
-    // the operations build the CORS headers in rather than setting them after.
+    // The operations' answers are written to node:http as they were built
+    // (no web stream, no Headers object), with the CORS headers built in.
     {
-      Response: FastResponse,
+      Response: DirectResponse,
       streamedBodies: true,
       responseHeaders: (request) => corsHeaders(request.headers.get('origin')),
     },
@@ -220,7 +221,6 @@ export async function createSandboxServer(
       node?.res?.destroy()
       return new Response(null, { status: 204 })
     }
-    if (response.status === 413) response.headers.set('connection', 'close')
     // Parsed once, and only when used: the request path needs neither.
     let path: string | undefined
     const pathname = (): string => (path ??= new URL(request.url).pathname)
@@ -232,28 +232,73 @@ export async function createSandboxServer(
     ) {
       writer.markDirty()
     }
-    if (onLog) {
-      const requestId = response.headers.get('x-request-id')
-      const entry = requestId === null ? undefined : pending.get(requestId)
-      if (requestId !== null) pending.delete(requestId)
-      onLog({
-        request_id: requestId,
-        method: request.method,
-        path: pathname(),
-        status: response.status,
-        duration_ms: Math.round((performance.now() - started) * 100) / 100,
-        account_id: entry?.account_id ?? null,
-        credential: entry?.credential ?? null,
-        code: entry?.code ?? null,
-      })
-    }
+    settle(request.method, pathname, response, started)
     return response
+  }
+
+  /** What every answer gets before it is sent: 413's close, and the log. */
+  const settle = (
+    method: string,
+    pathname: () => string,
+    response: Response,
+    started: number,
+  ): void => {
+    // @note Past the limit the body is left unread: close rather than read it.
+    if (response.status === 413) response.headers.set('connection', 'close')
+    if (!onLog) return
+    const requestId = response.headers.get('x-request-id')
+    const entry = requestId === null ? undefined : pending.get(requestId)
+    if (requestId !== null) pending.delete(requestId)
+    onLog({
+      request_id: requestId,
+      method,
+      path: pathname(),
+      status: response.status,
+      duration_ms: Math.round((performance.now() - started) * 100) / 100,
+      account_id: entry?.account_id ?? null,
+      credential: entry?.credential ?? null,
+      code: entry?.code ?? null,
+    })
+  }
+
+  // The operations' paths skip srvx: no Request, URL or Headers is built for
+  // them. Anything else, including paths that only normalise to an
+  // operation's (`/v1/./customers`), goes through srvx and the router.
+  const direct = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    resolve: (request: IncomingCall) => Promise<Response>,
+    path: string,
+  ): Promise<void> => {
+    const started = performance.now()
+    const response = await resolve(new IncomingCall(req))
+    if (response.status === 0) {
+      res.destroy()
+      return
+    }
+    settle(req.method!, () => path, response, started)
+    await sendResponse(res, response)
   }
 
   const nodeHandler = toNodeHandler(fetchHandler)
   const sockets = new Set<Socket>()
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    void nodeHandler(req as never, res as never)
+    const target = req.url ?? ''
+    const query = target.indexOf('?')
+    const path = query === -1 ? target : target.slice(0, query)
+    const resolve =
+      req.method === 'POST' && path.startsWith('/')
+        ? router.operation(req.method, path)
+        : undefined
+    if (resolve) {
+      direct(req, res, resolve, path).catch((error: unknown) => {
+        console.error(error)
+        if (!res.headersSent) res.writeHead(500)
+        res.end()
+      })
+    } else {
+      void nodeHandler(req as never, res as never)
+    }
   })
   server.on('connection', (socket) => {
     sockets.add(socket)

@@ -5,7 +5,7 @@ import {
   type BearerResult,
   type Principal,
 } from './auth.ts'
-import type { SandboxContext } from './context.ts'
+import type { RequestLike, SandboxContext } from './context.ts'
 import {
   SandboxError,
   STATUS_TEXT,
@@ -76,7 +76,7 @@ export function json(
  */
 export function addAdapterHeaders(
   ctx: SandboxContext,
-  request: Request,
+  request: RequestLike,
   response: Response,
 ): Response {
   if (!ctx.responseHeaders || response.status === 0) return response
@@ -100,7 +100,7 @@ interface Exchange {
   headers: [string, string][]
 }
 
-function beginExchange(ctx: SandboxContext, request: Request): Exchange {
+function beginExchange(ctx: SandboxContext, request: RequestLike): Exchange {
   const bearer = readBearer(request.headers.get('authorization'))
   return {
     bearer,
@@ -121,8 +121,8 @@ function beginExchange(ctx: SandboxContext, request: Request): Exchange {
 function finishExchange(
   ctx: SandboxContext,
   exchange: Exchange,
-  request: Request,
-  url: URL,
+  request: RequestLike,
+  path: string,
   operation: Operation | null,
   response: Response,
   stamped = false,
@@ -141,7 +141,7 @@ function finishExchange(
     request_id: exchange.requestId,
     operation,
     method: request.method,
-    path: url.pathname,
+    path,
     status: response.status,
     ...exchange.entry,
     duration_ms:
@@ -199,7 +199,7 @@ export function answerUnrouted(
     ctx,
     exchange,
     request,
-    url,
+    url.pathname,
     null,
     renderError(ctx, exchange, error),
   )
@@ -211,13 +211,13 @@ export function answerUnrouted(
  * idempotency → fields → conflicts, then records it in the journal.
  *
  * @example
- * const response = await runOperation(ctx, createCustomerSpec, request, new URL(request.url))
+ * const response = await runOperation(ctx, createCustomer, request, '/v1/customers')
  */
 export async function runOperation(
   ctx: SandboxContext,
   spec: OperationSpec,
-  request: Request,
-  url: URL,
+  request: RequestLike,
+  path: string,
 ): Promise<Response> {
   if (!ctx.seeded) await ctx.ready
   const exchange = beginExchange(ctx, request)
@@ -247,7 +247,7 @@ export async function runOperation(
           ctx,
           exchange,
           request,
-          url,
+          path,
           spec.operation,
           Response.error(),
         )
@@ -297,7 +297,7 @@ export async function runOperation(
           ctx,
           exchange,
           request,
-          url,
+          path,
           spec.operation,
           stamp(ctx, request, exchange, lookup.response, [
             ['idempotent-replayed', 'true'],
@@ -351,7 +351,7 @@ export async function runOperation(
     ctx,
     exchange,
     request,
-    url,
+    path,
     spec.operation,
     response,
     stamped,
@@ -361,7 +361,7 @@ export async function runOperation(
 function takeScenario(
   ctx: SandboxContext,
   operation: Operation,
-  request: Request,
+  request: RequestLike,
   exchange: Exchange,
 ): ScenarioEffect | undefined {
   const header = request.headers.get('x-sandbox-scenario')
@@ -447,7 +447,7 @@ async function store(response: Response): Promise<StoredResponse> {
  */
 function stamp(
   ctx: SandboxContext,
-  request: Request,
+  request: RequestLike,
   exchange: Exchange,
   answer: StoredResponse,
   extra: [string, string][] = [],

@@ -1,4 +1,9 @@
-import type { Route, SandboxContext } from './context.ts'
+import type {
+  OperationRoute,
+  RequestLike,
+  Route,
+  SandboxContext,
+} from './context.ts'
 import { addAdapterHeaders, answerUnrouted } from './pipeline.ts'
 import { answerSurfaceError } from './surface.ts'
 
@@ -9,6 +14,16 @@ export interface Router {
    * for the sandbox (another origin, or a path outside the API and `/__sandbox/`).
    */
   handle(request: Request): Promise<Response> | undefined
+  /**
+   * The operation that answers `method` on `path` (a request's path on the
+   * API's origin, base path included, query excluded), bound to that path;
+   * `undefined` for anything else, which `handle` then answers. Lets a server
+   * answer the operations without building a `Request` or parsing a URL.
+   */
+  operation(
+    method: string,
+    path: string,
+  ): ((request: RequestLike) => Promise<Response>) | undefined
   /** URL patterns of what `handle` answers, for binding as MSW handlers. */
   readonly patterns: { api: RegExp[]; versioned: RegExp; surface: RegExp }
 }
@@ -28,7 +43,7 @@ const VERSIONED = /^\/v\d+(?:\/|$)/
  */
 export function createRouter(
   ctx: SandboxContext,
-  routes: { api: Route[]; surface: Route[] },
+  routes: { api: OperationRoute[]; surface: Route[] },
 ): Router {
   const { baseUrl } = ctx.options
   const prefix = baseUrl ? baseUrl.pathname.replace(/\/+$/, '') : ''
@@ -44,11 +59,18 @@ export function createRouter(
             .then((response) => addAdapterHeaders(ctx, request, response)),
       }))
     : routes.surface
-  for (const route of [...routes.api, ...surface]) {
+  const api = routes.api.map((route): Route => ({
+    method: route.method,
+    path: route.path,
+    resolve: (request, url) => route.resolve(request, url.pathname),
+  }))
+  for (const route of [...api, ...surface]) {
     const methods = table.get(route.path) ?? new Map<string, Route>()
     methods.set(route.method, route)
     table.set(route.path, methods)
   }
+
+  const operations = new Map(routes.api.map((route) => [route.path, route]))
 
   const stripBase = (url: URL): string | undefined => {
     if (!baseUrl) return url.pathname
@@ -110,10 +132,19 @@ export function createRouter(
         ),
       )
     },
+    operation(method, path) {
+      let rest: string | undefined = path
+      if (prefix !== '') {
+        rest = path.startsWith(`${prefix}/`)
+          ? path.slice(prefix.length)
+          : undefined
+      }
+      const route = rest === undefined ? undefined : operations.get(rest)
+      if (route?.method !== method) return undefined
+      return (request) => route.resolve(request, path)
+    },
     patterns: {
-      api: routes.api.map(
-        (route) => new RegExp(`${base}${escape(route.path)}$`),
-      ),
+      api: api.map((route) => new RegExp(`${base}${escape(route.path)}$`)),
       versioned: new RegExp(`${base}/v\\d+(?:/.*)?$`),
       surface: new RegExp(
         `^${origin}(?:${escape(prefix)})?/(?:__sandbox(?:/.*)?|openapi\\.json)$`,

@@ -8,7 +8,7 @@ import {
 } from '../fixtures/seed.ts'
 import { assumptionLedger } from './assumptions.ts'
 import { createClock } from './clock.ts'
-import type { SandboxContext } from './context.ts'
+import type { RequestLike, SandboxContext } from './context.ts'
 import { createDatabase, type Database } from './db.ts'
 import { createIdempotencyStore } from './idempotency.ts'
 import {
@@ -50,7 +50,7 @@ export interface SandboxAdapter {
   /** Request bodies come from the network: read them with a running limit. */
   streamedBodies?: boolean
   /** Headers to add to every answer, e.g. CORS, as name-value pairs. */
-  responseHeaders?: (request: Request) => [string, string][]
+  responseHeaders?: (request: RequestLike) => [string, string][]
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { z } from 'zod'
+import type { RequestLike } from './context.ts'
 import { SandboxError, validationError, type FieldError } from './errors.ts'
 import { SCOPE_PATTERN } from './schemas.ts'
 import { maskSecret } from './secrets.ts'
@@ -48,7 +49,7 @@ export function checkContentType(
  * const text = await readBody(request, 1_048_576)
  */
 export async function readBody(
-  request: Request,
+  request: RequestLike,
   maxBytes: number,
   { streamed = true }: { streamed?: boolean } = {},
 ): Promise<string> {

@@ -281,3 +281,124 @@ it('answers 400 invalid_json for a body that is not UTF-8, and reads a real U+FF
   expect(replacement.status).toBe(201)
   expect((await replacement.json()).name).toBe('A \uFFFD B')
 })
+
+/** One request over node:http, with headers as raw lines (repeats allowed). */
+const rawPost = (
+  url: string,
+  path: string,
+  headers: [string, string][],
+  body: string,
+) =>
+  new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const req = httpRequest(
+      `${url}${path}`,
+      {
+        method: 'POST',
+        // Raw headers: node adds neither Host nor Content-Length itself.
+        headers: [
+          ['host', new URL(url).host],
+          ...headers,
+          ['content-length', String(Buffer.byteLength(body))],
+        ].flat(),
+      },
+      (res) => {
+        let text = ''
+        res.setEncoding('utf8')
+        res.on('data', (chunk: string) => (text += chunk))
+        res.on('end', () => resolve({ status: res.statusCode!, body: text }))
+      },
+    )
+    req.on('error', reject)
+    req.end(body)
+  })
+
+it('answers the operations with a query string, or a path that only normalises to theirs, as on their exact path', async () => {
+  const { url, sandbox } = await start()
+  const send = (path: string) =>
+    fetch(`${url}${path}`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ name: 'Ada', email: 'ada@example.com' }),
+    })
+  for (const path of [
+    '/v1/customers?ref=1',
+    '/v1/./customers',
+    '/v1/x/../customers',
+  ]) {
+    const response = await send(path)
+    expect(response.status, path).toBe(201)
+    expect(response.headers.get('content-type')).toBe('application/json')
+    expect(response.headers.get('access-control-allow-origin')).toBe('*')
+  }
+  expect(sandbox.journal.list().map((entry) => entry.path)).toEqual([
+    '/v1/customers',
+    '/v1/customers',
+    '/v1/customers',
+  ])
+})
+
+it('reads repeated Authorization headers as a web Request would: joined, so not one credential', async () => {
+  const { url } = await start()
+  const body = JSON.stringify({ name: 'Ada', email: 'ada@example.com' })
+  const once = await rawPost(
+    url,
+    '/v1/customers',
+    [
+      ['authorization', `Bearer ${DEMO_KEY_ONE}`],
+      ['content-type', 'application/json'],
+    ],
+    body,
+  )
+  expect(once.status).toBe(201)
+  const twice = await rawPost(
+    url,
+    '/v1/customers',
+    [
+      ['authorization', `Bearer ${DEMO_KEY_ONE}`],
+      ['Authorization', `Bearer ${DEMO_KEY_ONE}`],
+      ['content-type', 'application/json'],
+    ],
+    body,
+  )
+  expect(twice.status).toBe(401)
+  expect(JSON.parse(twice.body).code).toBe('invalid_credentials')
+})
+
+it('reads a chunked body with no Content-Length, and keeps serving after a client gives up mid-body', async () => {
+  const { url, sandbox } = await start()
+  const created = await fetch(`${url}/v1/customers`, {
+    method: 'POST',
+    headers: auth,
+    body: new Blob([
+      JSON.stringify({ name: 'Ada', email: 'ada@example.com' }),
+    ]).stream(),
+    duplex: 'half',
+  } as RequestInit)
+  expect(created.status).toBe(201)
+  expect((await created.json()).name).toBe('Ada')
+
+  await new Promise<void>((resolve) => {
+    const req = httpRequest(`${url}/v1/customers`, {
+      method: 'POST',
+      headers: { ...auth, 'content-length': '1000' },
+    })
+    req.on('error', () => resolve())
+    req.write('{"name":"A')
+    setTimeout(() => {
+      req.destroy()
+      resolve()
+    }, 50)
+  })
+  // The journal (newest first) says the body was cut short, not that the
+  // sandbox failed.
+  await expect
+    .poll(() => sandbox.journal.list().map((entry) => entry.code))
+    .toEqual(['invalid_json', null])
+  const after = await fetch(`${url}/v2/tokens`, {
+    method: 'POST',
+    headers: auth,
+    body: JSON.stringify({ scopes: ['customers:read'] }),
+  })
+  expect(after.status).toBe(201)
+  expect(after.headers.get('cache-control')).toBe('no-store')
+})
