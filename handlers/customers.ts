@@ -1,3 +1,4 @@
+import { isoTime } from '../src/clock.ts'
 import type { OperationRoute, SandboxContext } from '../src/context.ts'
 import { SandboxError } from '../src/errors.ts'
 import { runOperation, type OperationSpec } from '../src/pipeline.ts'
@@ -48,7 +49,7 @@ export const createCustomer: OperationSpec = {
       account_id: principal.accountId,
       ...(body.name !== undefined && { name: body.name }),
       ...(body.email !== undefined && { email: body.email }),
-      created_at: now.toISOString(),
+      created_at: isoTime(now.getTime()),
     })
     return {
       status: 201,

@@ -1,4 +1,5 @@
 import { hasScope, requireScope } from '../src/auth.ts'
+import { isoTime } from '../src/clock.ts'
 import type { OperationRoute, SandboxContext } from '../src/context.ts'
 import { SandboxError, validationError } from '../src/errors.ts'
 import { runOperation, type OperationSpec } from '../src/pipeline.ts'
@@ -29,9 +30,9 @@ export const createToken: OperationSpec = {
   },
   execute(ctx, principal, raw, now) {
     const { min, max } = ctx.options.expiresIn
-    const bounds = `expires_in must be a whole number of seconds from ${min} to ${max}`
     const body = validateBody(ctx.schemas.tokenBody, raw, {
-      expires_in: () => bounds,
+      expires_in: () =>
+        `expires_in must be a whole number of seconds from ${min} to ${max}`,
     })
 
     for (const scope of body.scopes) {
@@ -68,8 +69,8 @@ export const createToken: OperationSpec = {
     // The expired-tokens persona mints tokens that expire as they are made.
     const lifetimeMs =
       principal.persona === 'expired-tokens' ? 0 : expiresIn * 1000
-    const expiresAt = new Date(now.getTime() + lifetimeMs).toISOString()
-    const createdAt = now.toISOString()
+    const expiresAt = isoTime(now.getTime() + lifetimeMs)
+    const createdAt = isoTime(now.getTime())
     const record = db.insertToken({
       id,
       account_id: principal.accountId,
@@ -83,7 +84,7 @@ export const createToken: OperationSpec = {
     return {
       status: 201,
       // RFC 6749 §5.1: a response that carries a secret is never cached.
-      headers: { 'cache-control': 'no-store' },
+      headers: [['cache-control', 'no-store']],
       body: {
         id,
         token: record.secret,

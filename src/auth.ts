@@ -47,6 +47,13 @@ export type BearerResult =
  */
 export function readBearer(header: string | null): BearerResult {
   if (header === null) return { kind: 'missing' }
+  // The common form, "Bearer <b64token>", without the general parse.
+  if (header.startsWith('Bearer ')) {
+    const credential = header.slice(7)
+    if (B64TOKEN.test(credential)) {
+      return { kind: 'bearer', credential, masked: maskSecret(credential) }
+    }
+  }
   const match = AUTHORIZATION.exec(header.trim())
   if (!match || match[1]!.toLowerCase() !== 'bearer') return { kind: 'missing' }
   const credential = match[2] ?? ''
@@ -77,10 +84,6 @@ export function authenticate(
       { headers: challenge() },
     )
   }
-  const invalid = (detail: string): SandboxError =>
-    new SandboxError('invalid_credentials', detail, {
-      headers: challenge(', error="invalid_token"'),
-    })
   if (bearer.kind === 'malformed') {
     throw invalid('The Bearer credential is empty or malformed.')
   }
@@ -132,6 +135,11 @@ export function authenticate(
   }
   return found
 }
+
+const invalid = (detail: string): SandboxError =>
+  new SandboxError('invalid_credentials', detail, {
+    headers: challenge(', error="invalid_token"'),
+  })
 
 /** Whether a principal holds `scope`. */
 export function hasScope(principal: Principal, scope: string): boolean {

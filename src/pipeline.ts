@@ -23,12 +23,14 @@ import {
 import type { StoredResponse } from './idempotency.ts'
 import { PERSONA_RATE_LIMIT, PERSONA_SLOW_MS } from './personas.ts'
 import { sleep, hashString } from './_utils.ts'
+import { isoTime } from './clock.ts'
 
 /** What an operation's own step returns: the status and body of its success. */
 export interface OperationResult {
   status: number
   body: unknown
-  headers?: Record<string, string>
+  /** Headers of its own, as name-value pairs. */
+  headers?: [string, string][]
 }
 
 /** One operation of the interface, as the pipeline runs it. */
@@ -137,16 +139,22 @@ function finishExchange(
     }
     addAdapterHeaders(ctx, request, response)
   }
+  // Field by field, not a spread: one object shape for every entry.
+  const { entry: part } = exchange
   const entry: JournalEntry = {
     request_id: exchange.requestId,
     operation,
     method: request.method,
     path,
     status: response.status,
-    ...exchange.entry,
+    account_id: part.account_id,
+    credential: part.credential,
+    scenario: part.scenario,
+    replayed: part.replayed,
+    code: part.code,
     duration_ms:
       Math.round((performance.now() - exchange.started) * 1000) / 1000,
-    at: exchange.at.toISOString(),
+    at: isoTime(exchange.at.getTime()),
   }
   ctx.journal.record(entry)
   ctx.options.onRequest?.(entry)
@@ -328,7 +336,7 @@ export async function runOperation(
       headers: [['content-type', 'application/json']],
       body: JSON.stringify(result.body),
     }
-    if (result.headers) answer.headers.push(...Object.entries(result.headers))
+    if (result.headers) answer.headers.push(...result.headers)
     if (idempotencyKey !== undefined) {
       ctx.idempotency.complete(idempotencyKey, answer)
       idempotencyKey = undefined

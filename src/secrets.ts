@@ -37,7 +37,11 @@ export function constantTimeEqual(a: string, b: string): boolean {
  * maskSecret('sk_test_DemoKeyForTheSandbox0001') // 'sk_test_…0001'
  */
 export function maskSecret(secret: string): string {
-  const prefix = /^(sk_test_|tok_test_)/.exec(secret)?.[0] ?? ''
+  const prefix = secret.startsWith('sk_test_')
+    ? 'sk_test_'
+    : secret.startsWith('tok_test_')
+      ? 'tok_test_'
+      : ''
   if (secret.length < prefix.length + 8) return `${prefix}…`
   return `${prefix}…${secret.slice(-4)}`
 }

@@ -1,4 +1,6 @@
+import fc from 'fast-check'
 import { afterEach, describe, expect, it, vi } from 'vitest'
+import { isoTime } from '../src/clock.ts'
 import { createSandbox } from '../src/index.ts'
 import { send, targets, type Client } from './_targets.ts'
 
@@ -127,4 +129,37 @@ it('throws a RangeError that says what to pass for an invalid date', () => {
   )
   expect(() => sandbox.clock.advance(Number.NaN)).toThrow(RangeError)
   expect(() => sandbox.clock.set(9e15)).toThrow(RangeError)
+})
+
+it('writes timestamps exactly as Date#toISOString, across the whole range of dates', () => {
+  const MAX = 8.64e15
+  const same = (ms: number): void => {
+    expect(isoTime(ms), String(ms)).toBe(new Date(ms).toISOString())
+  }
+  fc.assert(fc.property(fc.integer({ min: -MAX, max: MAX }), (ms) => same(ms)))
+  // Years 0000 to 9999, where the fast path runs.
+  fc.assert(
+    fc.property(
+      fc.integer({ min: -62_167_219_200_000, max: 253_402_300_799_999 }),
+      (ms) => same(ms),
+    ),
+  )
+  for (const ms of [
+    0,
+    -1,
+    1,
+    86_399_999,
+    951_782_400_000,
+    951_868_800_000,
+    4_107_542_400_000,
+    -62_167_219_200_000,
+    -62_167_219_200_001,
+    253_402_300_799_999,
+    253_402_300_800_000,
+    MAX,
+    -MAX,
+  ]) {
+    same(ms)
+    same(ms) // the kept last answer
+  }
 })
