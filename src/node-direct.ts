@@ -29,14 +29,15 @@ export class IncomingCall implements RequestLike {
     const parsed = req.headers
     this.headers = {
       get(name) {
-        const value = parsed[name]
+        // Own properties only: `constructor` is no header.
+        const value = Object.hasOwn(parsed, name) ? parsed[name] : undefined
         if (value === undefined) return null
         if (typeof value !== 'string') return value.join(', ')
         return FIRST_ONLY.has(name)
           ? allValues(req.rawHeaders, name, value)
           : value
       },
-      has: (name) => parsed[name] !== undefined,
+      has: (name) => Object.hasOwn(parsed, name),
     }
   }
 
@@ -58,7 +59,7 @@ export class IncomingCall implements RequestLike {
         }
         req.on('data', onData)
         req.once('end', () => controller.close())
-        req.once('error', (error) => controller.error(error))
+        whenCut(req, () => controller.error(cutShort()))
       },
       pull() {
         req.resume()
@@ -71,7 +72,9 @@ export class IncomingCall implements RequestLike {
   }
 
   async text(): Promise<string> {
-    return (await this.#bytes()).toString('utf8')
+    const text = (await this.#bytes()).toString('utf8')
+    // As a web Request's text(): UTF-8 decoding drops a leading BOM.
+    return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
   }
 
   async arrayBuffer(): Promise<ArrayBuffer> {
@@ -97,20 +100,34 @@ export class IncomingCall implements RequestLike {
       req.once('end', () =>
         resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)),
       )
-      // A client that stops sending gets an answer it will never read; the
-      // journal still says what happened, not that the sandbox failed.
-      const cut = (): void =>
-        reject(
-          new SandboxError(
-            'invalid_json',
-            'The request body ended early: the client stopped sending it.',
-          ),
-        )
-      req.once('error', cut)
-      req.once('aborted', cut)
+      whenCut(req, () => reject(cutShort()))
     })
   }
 }
+
+/**
+ * Calls `cut` once if the client goes away before the whole body has come:
+ * now, when it left while the pipeline waited (a slow persona, a delay), or
+ * later. Node emits no more events for a request that is already destroyed.
+ */
+function whenCut(req: IncomingMessage, cut: () => void): void {
+  if (req.destroyed && !req.readableEnded) {
+    cut()
+    return
+  }
+  req.once('error', cut)
+  req.once('close', () => {
+    if (!req.readableEnded) cut()
+  })
+}
+
+// A client that stops sending gets an answer it will never read; the journal
+// still says what happened, not that the sandbox failed.
+const cutShort = (): SandboxError =>
+  new SandboxError(
+    'invalid_json',
+    'The request body ended early: the client stopped sending it.',
+  )
 
 /** The value of a header node:http keeps once, joined as `Headers` would if it repeats. */
 function allValues(raw: string[], name: string, first: string): string {

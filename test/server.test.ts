@@ -282,7 +282,10 @@ it('answers 400 invalid_json for a body that is not UTF-8, and reads a real U+FF
   expect((await replacement.json()).name).toBe('A \uFFFD B')
 })
 
-/** One request over node:http, with headers as raw lines (repeats allowed). */
+/**
+ * One request over node:http with its path as written (no dot segments
+ * resolved) and headers as raw lines (repeats allowed).
+ */
 const rawPost = (
   url: string,
   path: string,
@@ -290,9 +293,12 @@ const rawPost = (
   body: string,
 ) =>
   new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const { hostname, port } = new URL(url)
     const req = httpRequest(
-      `${url}${path}`,
       {
+        hostname,
+        port,
+        path,
         method: 'POST',
         // Raw headers: node adds neither Host nor Content-Length itself.
         headers: [
@@ -314,21 +320,20 @@ const rawPost = (
 
 it('answers the operations with a query string, or a path that only normalises to theirs, as on their exact path', async () => {
   const { url, sandbox } = await start()
-  const send = (path: string) =>
-    fetch(`${url}${path}`, {
-      method: 'POST',
-      headers: auth,
-      body: JSON.stringify({ name: 'Ada', email: 'ada@example.com' }),
-    })
+  const body = JSON.stringify({ name: 'Ada', email: 'ada@example.com' })
+  const headers: [string, string][] = [
+    ['authorization', `Bearer ${DEMO_KEY_ONE}`],
+    ['content-type', 'application/json'],
+  ]
+  // Sent as they are: fetch would normalise the dot segments itself.
   for (const path of [
     '/v1/customers?ref=1',
     '/v1/./customers',
     '/v1/x/../customers',
   ]) {
-    const response = await send(path)
+    const response = await rawPost(url, path, headers, body)
     expect(response.status, path).toBe(201)
-    expect(response.headers.get('content-type')).toBe('application/json')
-    expect(response.headers.get('access-control-allow-origin')).toBe('*')
+    expect(JSON.parse(response.body).name).toBe('Ada')
   }
   expect(sandbox.journal.list().map((entry) => entry.path)).toEqual([
     '/v1/customers',
@@ -401,4 +406,53 @@ it('reads a chunked body with no Content-Length, and keeps serving after a clien
   })
   expect(after.status).toBe(201)
   expect(after.headers.get('cache-control')).toBe('no-store')
+})
+
+it('journals a client that leaves while its request waits, or mid-way through a chunked body, as a body cut short', async () => {
+  const { url, sandbox } = await start({ latency: { min: 300, max: 300 } })
+  const leave = (chunked: boolean, afterMs: number) =>
+    new Promise<void>((resolve) => {
+      const req = httpRequest(`${url}/v1/customers`, {
+        method: 'POST',
+        headers: chunked
+          ? auth
+          : { ...auth, 'content-length': String('{"name":"Ada"}'.length) },
+      })
+      req.on('error', () => {})
+      req.write(chunked ? '{"name":' : '{"name":"Ada"}')
+      setTimeout(() => {
+        req.destroy()
+        resolve()
+      }, afterMs)
+    })
+  // Gone before the sandbox reads the body (it waits 300 ms first)…
+  await leave(false, 100)
+  await leave(true, 100)
+  // …and gone after it started reading a chunked body.
+  await leave(true, 500)
+  await expect
+    .poll(() => sandbox.journal.list().map((entry) => entry.code), {
+      timeout: 3000,
+    })
+    .toEqual(['invalid_json', 'invalid_json', 'invalid_json'])
+  expect(sandbox.journal.list().map((entry) => entry.status)).toEqual([
+    400, 400, 400,
+  ])
+})
+
+it('drops a leading byte order mark from a body, as a web Request does, also under a base path', async () => {
+  for (const baseUrl of [undefined, 'https://api.acme.test/api']) {
+    const { url } = await start(baseUrl ? { baseUrl } : {})
+    const path = baseUrl ? '/api/v1/customers' : '/v1/customers'
+    const json = new TextEncoder().encode(
+      JSON.stringify({ name: 'Ada', email: 'ada@example.com' }),
+    )
+    const response = await fetch(`${url}${path}`, {
+      method: 'POST',
+      headers: auth,
+      body: new Uint8Array([0xef, 0xbb, 0xbf, ...json]),
+    })
+    expect(response.status, String(baseUrl)).toBe(201)
+    expect((await response.json()).name).toBe('Ada')
+  }
 })
