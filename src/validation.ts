@@ -64,19 +64,10 @@ export async function readBody(
   if (declared !== null) {
     // @note A declared length within the limit bounds what HTTP framing lets
     // through, so the body is read in one go, which lets a server adapter
-    // skip building a web stream. Decoding replaces bad bytes with U+FFFD;
-    // when one appears, the re-encoded length tells a real one from bad UTF-8.
-    const text = await request.text()
-    if (
-      text.includes('\uFFFD') &&
-      new TextEncoder().encode(text).length !== Number(declared)
-    ) {
-      throw new SandboxError(
-        'invalid_json',
-        'The request body is not valid UTF-8.',
-      )
-    }
-    return text
+    // skip building a web stream.
+    const bytes = new Uint8Array(await request.arrayBuffer())
+    if (bytes.byteLength > maxBytes) throw tooLarge()
+    return decode(bytes)
   }
   if (request.body === null) return ''
   if (!streamed) {
@@ -111,9 +102,13 @@ export async function readBody(
   return decode(bytes)
 }
 
+// Fatal: bad UTF-8 is refused, never read as U+FFFD. Without `stream`, one
+// decoder keeps no state from a call to the next.
+const UTF8 = new TextDecoder('utf-8', { fatal: true })
+
 function decode(bytes: Uint8Array): string {
   try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes)
+    return UTF8.decode(bytes)
   } catch {
     throw new SandboxError(
       'invalid_json',

@@ -273,6 +273,18 @@ it('answers 400 invalid_json for a body that is not UTF-8, and reads a real U+FF
   })
   expect(bad.status).toBe(400)
   expect((await bad.json()).detail).toMatch(/UTF-8/)
+  // A 4-byte sequence cut after 3 bytes: as long as the U+FFFD a lenient
+  // decoder would put in its place.
+  const truncated = await fetch(`${url}/v1/customers`, {
+    method: 'POST',
+    headers: auth,
+    body: new Uint8Array([
+      0x7b, 0x22, 0x6e, 0x61, 0x6d, 0x65, 0x22, 0x3a, 0x22, 0xf0, 0x9f, 0x98,
+      0x22, 0x7d,
+    ]),
+  })
+  expect(truncated.status).toBe(400)
+  expect((await truncated.json()).detail).toMatch(/UTF-8/)
   const replacement = await fetch(`${url}/v1/customers`, {
     method: 'POST',
     headers: auth,
