@@ -264,14 +264,17 @@ const customerRequest = () =>
     body: '{"name":"Ada Lovelace","email":"ada@example.com"}',
   })
 
+/** µs per call over `n` calls in a row. */
+async function timed(fn: () => Promise<unknown>, n: number): Promise<number> {
+  const started = performance.now()
+  for (let i = 0; i < n; i++) await fn()
+  return ((performance.now() - started) * 1000) / n
+}
+
 async function perOp(fn: () => Promise<unknown>, n: number): Promise<number> {
   for (let i = 0; i < Math.min(200, n); i++) await fn()
   const samples: number[] = []
-  for (let run = 0; run < 5; run++) {
-    const started = performance.now()
-    for (let i = 0; i < n; i++) await fn()
-    samples.push(((performance.now() - started) * 1000) / n)
-  }
+  for (let run = 0; run < 5; run++) samples.push(await timed(fn, n))
   return median(samples)
 }
 
@@ -405,11 +408,6 @@ async function benchGrowth(): Promise<void> {
     small: () => Promise<unknown>,
     large: () => Promise<unknown>,
   ) => {
-    const timed = async (fn: () => Promise<unknown>) => {
-      const started = performance.now()
-      for (let i = 0; i < n; i++) await fn()
-      return ((performance.now() - started) * 1000) / n
-    }
     for (let i = 0; i < 200; i++) await small()
     for (let i = 0; i < 200; i++) await large()
     const rounds = { small: [] as number[], large: [] as number[] }
@@ -417,8 +415,8 @@ async function benchGrowth(): Promise<void> {
     // Rounds long enough to run warm, few enough that the creates, which add
     // to the sandboxes they measure, leave the small one small.
     for (let round = 0; round < RUNS; round++) {
-      const a = await timed(small)
-      const b = await timed(large)
+      const a = await timed(small, n)
+      const b = await timed(large, n)
       rounds.small.push(a)
       rounds.large.push(b)
       ratios.push(b / a)

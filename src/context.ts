@@ -69,7 +69,6 @@ export interface RequestLike {
     has(name: string): boolean
   }
   readonly body: ReadableStream<Uint8Array> | null
-  text(): Promise<string>
   arrayBuffer(): Promise<ArrayBuffer>
 }
 

@@ -71,12 +71,6 @@ export class IncomingCall implements RequestLike {
     }))
   }
 
-  async text(): Promise<string> {
-    const text = (await this.#bytes()).toString('utf8')
-    // As a web Request's text(): UTF-8 decoding drops a leading BOM.
-    return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text
-  }
-
   async arrayBuffer(): Promise<ArrayBuffer> {
     const bytes = await this.#bytes()
     return bytes.buffer.slice(

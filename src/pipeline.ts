@@ -229,6 +229,16 @@ export async function runOperation(
 ): Promise<Response> {
   if (!ctx.seeded) await ctx.ready
   const exchange = beginExchange(ctx, request)
+  const finish = (response: Response, stamped = false): Response =>
+    finishExchange(
+      ctx,
+      exchange,
+      request,
+      path,
+      spec.operation,
+      response,
+      stamped,
+    )
   let idempotencyKey: string | undefined
   let response: Response
   let stamped = false
@@ -251,14 +261,7 @@ export async function runOperation(
     if (effect?.status !== undefined || effect?.networkError) {
       if (effect.delayMs) await sleep(effect.delayMs)
       if (effect.networkError) {
-        return finishExchange(
-          ctx,
-          exchange,
-          request,
-          path,
-          spec.operation,
-          Response.error(),
-        )
+        return finish(Response.error())
       }
       throw simulatedFailure(effect.status!)
     }
@@ -301,12 +304,7 @@ export async function runOperation(
       )
       if (lookup.kind === 'replay') {
         exchange.entry.replayed = true
-        return finishExchange(
-          ctx,
-          exchange,
-          request,
-          path,
-          spec.operation,
+        return finish(
           stamp(ctx, request, exchange, lookup.response, [
             ['idempotent-replayed', 'true'],
           ]),
@@ -355,15 +353,7 @@ export async function runOperation(
       ctx.idempotency.abandon(idempotencyKey)
     }
   }
-  return finishExchange(
-    ctx,
-    exchange,
-    request,
-    path,
-    spec.operation,
-    response,
-    stamped,
-  )
+  return finish(response, stamped)
 }
 
 function takeScenario(

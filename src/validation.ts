@@ -61,21 +61,15 @@ export async function readBody(
     )
   const declared = request.headers.get('content-length')
   if (declared !== null && Number(declared) > maxBytes) throw tooLarge()
-  if (declared !== null) {
-    // @note A declared length within the limit bounds what HTTP framing lets
-    // through, so the body is read in one go, which lets a server adapter
-    // skip building a web stream.
+  if (declared !== null || !streamed) {
+    // @note Read in one go when a length within the limit is declared (HTTP
+    // framing then bounds the body, and a server adapter skips building a
+    // web stream) or when the caller built the body in memory (in-process).
     const bytes = new Uint8Array(await request.arrayBuffer())
     if (bytes.byteLength > maxBytes) throw tooLarge()
     return decode(bytes)
   }
   if (request.body === null) return ''
-  if (!streamed) {
-    // In-process, the caller built the body in memory: read it in one go.
-    const bytes = new Uint8Array(await request.arrayBuffer())
-    if (bytes.byteLength > maxBytes) throw tooLarge()
-    return decode(bytes)
-  }
 
   const reader = request.body.getReader()
   const chunks: Uint8Array[] = []
@@ -102,8 +96,9 @@ export async function readBody(
   return decode(bytes)
 }
 
-// Fatal: bad UTF-8 is refused, never read as U+FFFD. Without `stream`, one
-// decoder keeps no state from a call to the next.
+// Fatal: bad UTF-8 is refused, never read as U+FFFD. A leading BOM is
+// dropped, as a web Request's text() drops it. Without `stream`, one decoder
+// keeps no state from a call to the next.
 const UTF8 = new TextDecoder('utf-8', { fatal: true })
 
 function decode(bytes: Uint8Array): string {
