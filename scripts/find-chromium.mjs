@@ -1,8 +1,11 @@
 #!/usr/bin/env node
 // Finds a Chromium for the browser tests: CHROMIUM_PATH or CHROME_PATH,
-// then Playwright's own download, then the system's. As root in CI
-// (CI=true) with none found, installs Debian's `chromium` with apt-get.
-// `node scripts/find-chromium.mjs` prints the path it settles on.
+// then Playwright's own download, then the system's. As root with none
+// found, installs Debian's `chromium` with apt-get (a test tool's own
+// browser download cannot work without the wider network); otherwise it
+// fails with one line saying what to install.
+// `node scripts/find-chromium.mjs` prints the path it settles on; `npm run
+// test:browser` runs it before anything else.
 import { spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { pathToFileURL } from 'node:url'
@@ -50,7 +53,7 @@ function run(command, args) {
 
 export async function findChromium({
   env = process.env,
-  install = env.CI === 'true' && process.getuid?.() === 0,
+  install = process.getuid?.() === 0 && existsSync('/usr/bin/apt-get'),
   log = (message) => process.stderr.write(`${message}\n`),
 } = {}) {
   for (const name of ['CHROMIUM_PATH', 'CHROME_PATH']) {
@@ -65,12 +68,13 @@ export async function findChromium({
   if (install) {
     log("No Chromium found: installing Debian's chromium with apt-get.")
     run('apt-get', ['update'])
-    run('apt-get', ['install', '-y', 'chromium'])
+    // @note --reinstall also restores a binary that was removed by hand.
+    run('apt-get', ['install', '-y', '--reinstall', 'chromium'])
     const installed = SYSTEM_CHROMIUM.find((p) => existsSync(p))
     if (installed) return installed
   }
   throw new Error(
-    'No Chromium found for the browser tests. Set CHROMIUM_PATH to a Chromium or Chrome binary, install one (Debian: apt-get install chromium), or run `npx playwright install chromium`.',
+    'No Chromium found for the browser tests: install one (Debian, as root: apt-get install -y chromium) or set CHROMIUM_PATH to a Chromium or Chrome binary.',
   )
 }
 
