@@ -478,3 +478,10 @@ function notFound(sandbox: SandboxCore, request: Request): Response {
 
 export { DataFileError }
 export type { FlushInfo }
+
+export { setupSandboxServer } from './setup-server.ts'
+export type {
+  SandboxMswServer,
+  SetupSandboxServerOptions,
+  UnhandledStrategy,
+} from './setup-server.ts'

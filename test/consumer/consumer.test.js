@@ -2,14 +2,16 @@
 // Run by .ci/run in a scratch project that installed the packed tarball, as
 // a consumer would: vitest runs it, then tsc --checkJs checks that the types
 // resolve through the package's exports. Not part of the main suite (which
-// takes test/**/*.test.ts); it imports only the package and msw/node.
-import { setupServer } from 'msw/node'
+// takes test/**/*.test.ts); it imports only the package, as the README's
+// first snippet does, on msw 2 + Vitest 4 + Node 20 and msw 3 + Vitest 5 +
+// Node 24.
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest'
 import { createSandbox, DEMO_KEY_ONE } from 'customer-token-sandbox'
+import { setupSandboxServer } from 'customer-token-sandbox/node'
 
 const sandbox = createSandbox({ seed: 1 })
-const server = setupServer(...sandbox.handlers)
-beforeAll(() => server.listen({ onUnhandledRequest: 'error' }))
+const server = setupSandboxServer(sandbox, { onUnhandled: 'error' })
+beforeAll(() => server.listen())
 beforeEach(() => sandbox.reset())
 afterAll(() => server.close())
 
@@ -28,7 +30,7 @@ const post = (path, body, key = DEMO_KEY_ONE) =>
     body: JSON.stringify(body),
   })
 
-it('creates a customer and a token through setupServer', async () => {
+it('creates a customer and a token through setupSandboxServer', async () => {
   /** @type {import('customer-token-sandbox').CreateCustomerBody} */
   const body = { name: 'Ada', email: 'ada@example.com' }
   const created = await post('/v1/customers', body)

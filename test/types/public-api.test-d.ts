@@ -12,9 +12,23 @@ import {
   type SandboxOptions,
   type Token,
 } from '../../src/index.ts'
-import { createSandboxServer, type SandboxServer } from '../../src/node.ts'
+import type { setupServer } from 'msw/node'
+import {
+  createSandboxServer,
+  setupSandboxServer,
+  type SandboxServer,
+} from '../../src/node.ts'
 
 describe('the public API', () => {
+  it("sets up msw's own server with the sandbox handlers, onUnhandled a closed set", () => {
+    const server = setupSandboxServer(createSandbox(), { onUnhandled: 'warn' })
+    expectTypeOf(server).toEqualTypeOf<ReturnType<typeof setupServer>>()
+    expectTypeOf(setupSandboxServer)
+      .parameter(1)
+      .toEqualTypeOf<
+        { onUnhandled?: 'bypass' | 'warn' | 'error' } | undefined
+      >()
+  })
   it('creates a Sandbox whose handlers are MSW request handlers', () => {
     const sandbox = createSandbox()
     expectTypeOf(sandbox).toEqualTypeOf<Sandbox>()
