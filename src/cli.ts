@@ -304,11 +304,7 @@ async function resolveSettings(
       allowNegative: true,
     }).values
   } catch (error) {
-    throw new UsageError(
-      (error as Error).message
-        .split('\n')[0]!
-        .replace(/\. To specify a positional.*$/, ''),
-    )
+    throw new UsageError(describeParseError(error as Error & { code?: string }))
   }
   if (values.help) return { help: true }
   if (values.version) return { version: true }
@@ -629,4 +625,54 @@ function banner(
     '',
   )
   return `${out.join('\n')}\n`
+}
+
+/** One line for what node:util's parseArgs refused, naming the flag to use. */
+function describeParseError(error: Error & { code?: string }): string {
+  const flag = /'(-{1,2}[^' ]+)/.exec(error.message)?.[1]
+  if (
+    flag !== undefined &&
+    error.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE'
+  ) {
+    // @note parseArgs calls `--seed --port 0` ambiguous: the value is missing.
+    return `${flag} needs a value: ${flag} <value>`
+  }
+  if (flag !== undefined && error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+    const name = flag.replace(/^-+/, '').split('=')[0]!
+    const near = closestFlag(name)
+    return `Unknown option '${flag}'${near ? `; did you mean --${near}?` : ''}`
+  }
+  return error.message
+    .split('\n')[0]!
+    .replace(/\. To specify a positional.*$/, '')
+}
+
+/** The known flag nearest to `name` by edit distance, if it is close. */
+function closestFlag(name: string): string | undefined {
+  let best: string | undefined
+  let bestDistance = Math.max(2, Math.floor(name.length / 3)) + 1
+  for (const flag of Object.keys(FLAGS)) {
+    const distance = editDistance(name, flag)
+    if (distance < bestDistance) {
+      best = flag
+      bestDistance = distance
+    }
+  }
+  return best
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, i) => i)
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i]
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(
+        previous[j]! + 1,
+        current[j - 1]! + 1,
+        previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1),
+      )
+    }
+    previous = current
+  }
+  return previous[b.length]!
 }

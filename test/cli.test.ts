@@ -87,6 +87,27 @@ it.each([
   expect(cli.stderr()).not.toMatch(/\n\s+at /)
 })
 
+it.each([
+  [
+    ['--seed'],
+    /^customer-token-sandbox: --seed needs a value: --seed <value>$/m,
+  ],
+  [
+    ['--seed', '--port', '0'],
+    /^customer-token-sandbox: --seed needs a value: --seed <value>$/m,
+  ],
+  [['--prot', '0'], /Unknown option '--prot'; did you mean --port\?/],
+  [['--dat-file', 'x.json'], /did you mean --data-file\?/],
+])(
+  'exits 2 with a hint, not parseArgs wording, for %j',
+  async (args, message) => {
+    const cli = start(args)
+    expect(await cli.exited).toBe(2)
+    expect(cli.stderr()).toMatch(message)
+    expect(cli.stderr()).not.toMatch(/ambiguous|\n\s+at /)
+  },
+)
+
 it('refuses to listen beyond loopback without an admin token, exit 2', async () => {
   const cli = start(['--host', '0.0.0.0', '--port', '0'])
   expect(await cli.exited).toBe(2)
