@@ -17,15 +17,24 @@ export type InjectedStartOptions = Omit<
 /** Options of the `sandbox()` Vite plugin. */
 export interface SandboxPluginOptions {
   /**
-   * Starts the sandbox in every page of the dev server before the page's own
-   * module scripts run, with these options, so the app's first request is
-   * already answered. `false` only serves the worker script and leaves
+   * Starts the sandbox in every page with these options. The page's own
+   * scripts keep their order and timing; its `fetch` and `XMLHttpRequest`
+   * calls wait until the sandbox answers, so the app's first request is
+   * already the sandbox's. `false` only serves the worker script and leaves
    * `startSandboxWorker()` to your code.
    * @default {}
    * @example sandbox({ start: { persist: true, seed: 7 } })
    * @example sandbox({ start: false })
    */
   start?: InjectedStartOptions | false
+  /**
+   * Also applies to `vite build`: emits the worker script and starts the
+   * sandbox in the built pages, for a demo that needs no backend. Off, a
+   * build carries neither the worker script nor the sandbox.
+   * @default false
+   * @example sandbox({ demo: process.env.DEMO === '1' })
+   */
+  demo?: boolean
 }
 
 /** How the installed msw provides its worker script. */
@@ -42,7 +51,7 @@ export interface WorkerSource {
  * A Vite plugin for development: serves the installed msw's
  * `mockServiceWorker.js` at the app's base URL and starts the sandbox in the
  * page. It applies to `vite` / `vite dev` only, so a production build carries
- * neither the worker script nor the sandbox.
+ * neither the worker script nor the sandbox, unless `demo` asks for both.
  *
  * @example
  * // vite.config.ts
@@ -53,7 +62,7 @@ export interface WorkerSource {
  * @see https://vite.dev/guide/api-plugin
  */
 export function sandbox(options: SandboxPluginOptions = {}): Plugin {
-  const { start = {} } = options
+  const { start = {}, demo = false } = options
   let workerUrl = `/${WORKER_FILENAME}`
   let source: WorkerSource | undefined
   // msw 3's own plugin, in worker-only mode, when the installed msw has one.
@@ -61,7 +70,7 @@ export function sandbox(options: SandboxPluginOptions = {}): Plugin {
 
   return {
     name: 'customer-token-sandbox',
-    apply: 'serve',
+    apply: (_config, env) => env.command === 'serve' || demo,
     config() {
       // @note Pre-bundled up front: found only when the page first asks for
       // it, it would make Vite optimize it then and reload the page.
@@ -74,7 +83,7 @@ export function sandbox(options: SandboxPluginOptions = {}): Plugin {
           : new URL(config.base, 'http://localhost').pathname
       workerUrl = `${base}${WORKER_FILENAME}`
       source = resolveWorkerSource(config.root)
-      if (source.kind === 'msw/vite') {
+      if (config.command === 'serve' && source.kind === 'msw/vite') {
         const entry = createRequire(source.path).resolve('msw/vite')
         const { msw } = (await import(pathToFileURL(entry).href)) as {
           msw: (options: { mode: 'worker-only' }) => Plugin
@@ -98,6 +107,14 @@ export function sandbox(options: SandboxPluginOptions = {}): Plugin {
           'service-worker-allowed': '/',
         })
         response.end(script)
+      })
+    },
+    async generateBundle() {
+      // A demo build (`demo: true`): the worker script beside the pages.
+      this.emitFile({
+        type: 'asset',
+        fileName: WORKER_FILENAME,
+        source: await readFile(source!.path, 'utf8'),
       })
     },
     transformIndexHtml: {
@@ -172,33 +189,60 @@ async function callHook<A extends ResolvedConfig | ViteDevServer>(
   if (typeof fn === 'function') await (fn as (arg: A) => unknown)(arg)
 }
 
-const MODULE_SCRIPT =
-  /<script\b(?=[^>]*\btype\s*=\s*["']?module\b)(?=[^>]*\bsrc\s*=\s*["']([^"']+)["'])[^>]*>\s*<\/script>/gi
+// The global through which the start module opens the gate.
+const READY = 'customer-token-sandbox:ready'
+
+// A classic script, so it runs before any module of the page: until the
+// sandbox answers, the page's fetch and XMLHttpRequest calls wait for it.
+const GATE = `(() => {
+  let open
+  const ready = new Promise((resolve) => { open = resolve })
+  window[Symbol.for(${JSON.stringify(READY)})] = open
+  const fetch = window.fetch
+  window.fetch = function (...args) { return ready.then(() => fetch.apply(this, args)) }
+  const send = XMLHttpRequest.prototype.send
+  XMLHttpRequest.prototype.send = function (...args) { ready.then(() => send.apply(this, args)) }
+})()`
+
+const MODULE_SCRIPT = /<script\b(?=[^>]*\btype\s*=\s*["']?module\b)[^>]*>/i
 
 /**
- * Puts one inline module in place of the page's module scripts: it starts
- * the sandbox, then imports each of them in their order.
+ * Adds the sandbox's start to a page and leaves the page's own scripts as
+ * they were: a classic script at the top of `<head>` holds the page's
+ * requests, and a module placed before the page's first module starts the
+ * sandbox and then lets them go. An app that waits for `DOMContentLoaded` or
+ * `load` still sees them, and its first request is answered by the sandbox.
+ *
+ * @example
+ * injectStart('<head></head><body><script type="module" src="/main.ts"></script></body>', { seed: 7 })
  */
 export function injectStart(
   html: string,
   options: StartSandboxWorkerOptions,
 ): string {
-  const entries: string[] = []
-  const stripped = html.replace(MODULE_SCRIPT, (tag, src: string) => {
-    entries.push(src)
-    return entries.length === 1 ? '<!--customer-token-sandbox-->' : ''
-  })
-  const script = [
+  const start = [
     '<script type="module">',
     `import { startSandboxWorker } from ${JSON.stringify(BROWSER_ENTRY)}`,
+    `const open = window[Symbol.for(${JSON.stringify(READY)})]`,
     // `<` escaped, so no value can close the script element.
-    `await startSandboxWorker(${JSON.stringify(options).replaceAll('<', '\\u003c')})`,
-    ...entries.map((src) => `await import(${JSON.stringify(src)})`),
+    `startSandboxWorker(${JSON.stringify(options).replaceAll('<', '\\u003c')}).then(open, (error) => {`,
+    `  console.error('[customer-token-sandbox] The sandbox did not start; requests go to the network.', error)`,
+    '  open()',
+    '})',
     '</script>',
   ].join('\n')
-  if (entries.length > 0)
-    return stripped.replace('<!--customer-token-sandbox-->', script)
-  return /<\/head>/i.test(html)
-    ? html.replace(/<\/head>/i, `${script}\n</head>`)
-    : `${script}\n${html}`
+  const gate = `<script>${GATE}</script>`
+  const head = /<head\b[^>]*>/i.exec(html)
+  let out =
+    head === null
+      ? `${gate}\n${html}`
+      : `${html.slice(0, head.index + head[0].length)}\n${gate}${html.slice(head.index + head[0].length)}`
+  const first = MODULE_SCRIPT.exec(out)
+  if (first !== null) {
+    return `${out.slice(0, first.index)}${start}\n${out.slice(first.index)}`
+  }
+  out = /<\/head>/i.test(out)
+    ? out.replace(/<\/head>/i, `${start}\n</head>`)
+    : `${out}\n${start}`
+  return out
 }

@@ -41,6 +41,32 @@ it.each(['/', '/app/'])(
   },
 )
 
+it('emits the worker script and starts the sandbox in a demo build (--mode demo)', async () => {
+  const outDir = join(tmpdir(), `vite-demo-${process.pid}-${Date.now()}`)
+  await build({
+    root: example,
+    configFile: join(example, 'vite.config.ts'),
+    mode: 'demo',
+    logLevel: 'silent',
+    build: { outDir, emptyOutDir: true },
+  })
+  const files = await readdir(outDir, { recursive: true })
+  expect(files).toContain('mockServiceWorker.js')
+  expect(await readFile(join(outDir, 'mockServiceWorker.js'), 'utf8')).toBe(
+    await readFile(resolveWorkerSource(root).path, 'utf8'),
+  )
+  const html = await readFile(join(outDir, 'index.html'), 'utf8')
+  expect(html).toContain('customer-token-sandbox:ready')
+  const scripts = await Promise.all(
+    files
+      .filter((file) => file.endsWith('.js') && file !== 'mockServiceWorker.js')
+      .map((file) => readFile(join(outDir, file), 'utf8')),
+  )
+  // The revoked fixture key lives in the sandbox only, not in the app.
+  expect(scripts.join('\n')).toContain('RevokedKeyForTheSandbox1')
+  expect(scripts.join('\n')).toMatch(/mockServiceWorker\.js/)
+})
+
 it('leaves the worker script and the sandbox out of a production build', async () => {
   const outDir = join(tmpdir(), `vite-app-${process.pid}-${Date.now()}`)
   await build({
@@ -60,21 +86,35 @@ it('leaves the worker script and the sandbox out of a production build', async (
   }
 })
 
-it('starts the sandbox before the page module scripts, in their order', () => {
+it('leaves the page scripts as they were and starts the sandbox before its first module', () => {
   const html = [
-    '<html><head><script type="module" src="/vendor.ts"></script></head>',
+    '<html><head><meta charset="utf-8"><script type="module" src="/vendor.ts"></script></head>',
     '<body><script src="./main.ts" type="module"></script>',
     '<script src="/classic.js"></script></body></html>',
   ].join('\n')
   const out = injectStart(html, { seed: 7, persist: 'k</script>' })
-  expect(out).not.toContain('src="/vendor.ts"')
-  expect(out).not.toContain('src="./main.ts"')
-  expect(out).toContain('<script src="/classic.js"></script>')
+  // Every script of the page is still there, unchanged and in its order.
+  const own = [
+    '<script type="module" src="/vendor.ts"></script>',
+    '<script src="./main.ts" type="module"></script>',
+    '<script src="/classic.js"></script>',
+  ]
+  const at = own.map((tag) => out.indexOf(tag))
+  expect(at.every((index) => index >= 0)).toBe(true)
+  expect(at).toEqual(at.toSorted((a, b) => a - b))
+  // The gate is the first script of <head>; the start comes before the first module.
+  const gate = out.indexOf('<script>')
+  expect(gate).toBeGreaterThan(out.indexOf('<head>'))
+  expect(gate).toBeLessThan(out.indexOf('<meta charset'))
+  const start = out.indexOf('<script type="module">')
+  expect(start).toBeGreaterThan(gate)
+  expect(start).toBeLessThan(at[0]!)
   const script = /<script type="module">([\s\S]*?)<\/script>/.exec(out)![1]!
-  expect(script.trim().split('\n')).toEqual([
+  expect(script).toContain(
     'import { startSandboxWorker } from "customer-token-sandbox/browser"',
-    'await startSandboxWorker({"seed":7,"persist":"k\\u003c/script>"})',
-    'await import("/vendor.ts")',
-    'await import("./main.ts")',
-  ])
+  )
+  expect(script).toContain(
+    'startSandboxWorker({"seed":7,"persist":"k\\u003c/script>"})',
+  )
+  expect(script).not.toMatch(/await import/)
 })
