@@ -43,7 +43,7 @@ export const LEDGER: readonly LedgerItem[] = [
     interface:
       'Constraints on these fields (required or optional, length, format, uniqueness): not shown.',
     default:
-      '`name` is a string of 1–200 characters after trimming whitespace, echoed exactly as sent.',
+      '`name` is a string of 1–200 characters (code points) as sent, at least one of them visible (whitespace and zero-width characters do not count), echoed exactly as sent.',
     option: 'nameLength',
     value: (o) => o.nameLength,
   },

@@ -55,7 +55,7 @@ Behaviour (the assumption ledger: GET /__sandbox/assumptions)
   --rate-limit N/WINDOW    per-credential limit, e.g. 100/60s, 10/m, 1000/h
   --unknown-fields reject|ignore      request fields the interface does not define (default reject)
   --required-fields LIST   customer fields a request must carry (default name,email)
-  --name-length MIN-MAX    name length after trimming (default 1-200)
+  --name-length MIN-MAX    name length as sent, in characters (default 1-200)
   --email-max-length N     longest email (default 254)
   --unique-email           409 email_taken for a duplicate email within an account
   --scopes LIST            the scope catalog (default customers:read,customers:write,tokens:write)

@@ -132,6 +132,8 @@ export interface Problem {
   code: ErrorCode
   request_id: string
   errors?: FieldError[]
+  /** How many field errors past the first `MAX_FIELD_ERRORS` were left out of `errors`. */
+  errors_omitted?: number
 }
 
 /**
@@ -194,6 +196,7 @@ export class SandboxError extends Error {
   readonly code: ErrorCode
   readonly status: number
   readonly errors: FieldError[] | undefined
+  readonly errorsOmitted: number
   readonly headers: Record<string, string>
 
   constructor(
@@ -201,6 +204,7 @@ export class SandboxError extends Error {
     detail: string,
     init: {
       errors?: FieldError[]
+      errorsOmitted?: number
       headers?: Record<string, string>
       status?: number
     } = {},
@@ -210,6 +214,7 @@ export class SandboxError extends Error {
     this.code = code
     this.status = init.status ?? ERROR_REGISTRY[code].status
     this.errors = init.errors
+    this.errorsOmitted = init.errorsOmitted ?? 0
     this.headers = init.headers ?? {}
   }
 
@@ -224,6 +229,7 @@ export class SandboxError extends Error {
       request_id: requestId,
     }
     if (this.errors) problem.errors = this.errors
+    if (this.errorsOmitted > 0) problem.errors_omitted = this.errorsOmitted
     return problem
   }
 
@@ -237,11 +243,28 @@ export class SandboxError extends Error {
   }
 }
 
-/** A 422 `validation_failed` whose detail is built from its field errors. */
-export function validationError(errors: FieldError[]): SandboxError {
+/** The most field errors one answer lists; `errors_omitted` counts the rest. */
+export const MAX_FIELD_ERRORS = 20
+
+/**
+ * A 422 `validation_failed` whose detail is built from its field errors. Past
+ * `MAX_FIELD_ERRORS` the rest are only counted, so that a body of thousands of
+ * bad fields gets an answer of a few KB.
+ *
+ * @example
+ * throw validationError([{ field: 'name', code: 'required', message: 'name is required' }])
+ */
+export function validationError(all: FieldError[]): SandboxError {
+  const errors = all.slice(0, MAX_FIELD_ERRORS)
+  const omitted = all.length - errors.length
+  // The detail quotes a few messages; errors[] carries the rest.
+  const quoted = errors.slice(0, 3).map((e) => e.message)
   const detail =
-    errors.length === 1
+    all.length === 1
       ? errors[0]!.message
-      : `${errors.length} problems: ${errors.map((e) => e.message).join('; ')}`
-  return new SandboxError('validation_failed', detail, { errors })
+      : `${all.length} problems: ${quoted.join('; ')}${all.length > quoted.length ? '; …' : ''}`
+  return new SandboxError('validation_failed', detail, {
+    errors,
+    ...(omitted > 0 && { errorsOmitted: omitted }),
+  })
 }

@@ -3,6 +3,7 @@ import { createFaker, seedCustomers } from '../fixtures/seed.ts'
 import { LEDGER } from './assumptions.ts'
 import {
   ERROR_REGISTRY,
+  MAX_FIELD_ERRORS,
   PROBLEM_TYPE_BASE,
   problemJson,
   type ErrorCode,
@@ -269,7 +270,7 @@ export function createOpenApiDocument(
   }
   customerRequest.properties.name = {
     ...customerRequest.properties.name,
-    description: `The customer's name, echoed exactly as sent. ${options.nameLength.min}–${options.nameLength.max} characters after trimming whitespace.`,
+    description: `The customer's name, echoed exactly as sent: ${options.nameLength.min}–${options.nameLength.max} characters (code points) as sent${options.nameLength.min > 0 ? ', at least one of them visible (whitespace and the zero-width U+200B–U+200D, U+2060, U+FEFF do not count)' : ''}.`,
     'x-sandbox-assumption': 'customer.name-constraints',
   }
   customerRequest.properties.email = {
@@ -729,7 +730,17 @@ export function createOpenApiDocument(
             detail: { type: 'string' },
             code: { type: 'string', enum: Object.keys(ERROR_REGISTRY) },
             request_id: { type: 'string', pattern: '^req_' },
-            errors: { type: 'array', items: ref('FieldError') },
+            errors: {
+              type: 'array',
+              items: ref('FieldError'),
+              maxItems: MAX_FIELD_ERRORS,
+              description: `The first ${MAX_FIELD_ERRORS} problems with the request's fields.`,
+            },
+            errors_omitted: {
+              type: 'integer',
+              minimum: 1,
+              description: `How many further problems were left out of \`errors\`.`,
+            },
           },
         },
         FieldError: {

@@ -71,7 +71,9 @@ export interface SandboxOptions {
    */
   requiredFields?: readonly ('name' | 'email')[]
   /**
-   * Bounds of `name`, in characters after trimming whitespace.
+   * Bounds of `name`, in characters (code points) as sent; with a `min` above
+   * 0 the name must also hold a visible character (not only whitespace or
+   * zero-width characters).
    * @default { min: 1, max: 200 }
    * @example createSandbox({ nameLength: { min: 2, max: 100 } })
    */
