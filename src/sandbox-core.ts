@@ -170,15 +170,12 @@ export function createSandboxCore(
       id: account.id,
       name: account.name,
       created_at: account.created_at,
-      api_keys: db.apiKeys
-        .all()
-        .filter((key) => key.account_id === id)
-        .map((key) => ({
-          id: key.id,
-          key: maskSecret(key.secret),
-          revoked: key.revoked,
-          created_at: key.created_at,
-        })),
+      api_keys: db.apiKeysOf(id).map((key) => ({
+        id: key.id,
+        key: maskSecret(key.secret),
+        revoked: key.revoked,
+        created_at: key.created_at,
+      })),
       customer_count: db.customersOf(id).length,
       token_count: db.tokensOf(id).length,
     }
