@@ -192,6 +192,14 @@ export const LEDGER: readonly LedgerItem[] = [
     value: (o) => o.expiresIn,
   },
   {
+    id: 'time.range',
+    interface:
+      'Format and range of timestamps (created_at, expires_at): not shown.',
+    default:
+      'ISO-8601 date-times in UTC with milliseconds, from 0000-01-01T00:00:00.000Z to 9999-12-31T23:59:59.999Z: a clock move beyond is `422 out_of_range`, a token that would end beyond is `422 validation_failed` (`out_of_range` on `expires_in`), and a host time beyond is held at the edge.',
+    option: null,
+  },
+  {
     id: 'states',
     interface: 'Transitions: not shown. No states are named for any resource.',
     default:

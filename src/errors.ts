@@ -66,6 +66,13 @@ export const ERROR_REGISTRY = {
     when: 'A field is missing, of the wrong type, out of bounds, unknown, or an `Idempotency-Key` is malformed; `errors[]` names each field.',
     trigger: 'POST /v1/customers {"name": "Ada"}',
   },
+  out_of_range: {
+    status: 422,
+    title: 'Out of range',
+    when: 'A clock move (`POST /__sandbox/clock`) that would leave 0000-01-01T00:00:00.000Z to 9999-12-31T23:59:59.999Z, the times an ISO-8601 date-time with a four-digit year can write.',
+    trigger:
+      'POST /__sandbox/clock {"now": "9999-12-31T23:00:00Z"}, then {"advance_seconds": 3600}.',
+  },
   email_taken: {
     status: 409,
     title: 'Email taken',

@@ -295,7 +295,7 @@ export function createOpenApiDocument(
   tokenRequest.properties.expires_in = {
     ...tokenRequest.properties.expires_in,
     default: options.expiresIn.default,
-    description: `Lifetime in seconds, from ${options.expiresIn.min} to ${options.expiresIn.max}; ${options.expiresIn.default} when omitted.`,
+    description: `Lifetime in seconds, from ${options.expiresIn.min} to ${options.expiresIn.max}; ${options.expiresIn.default} when omitted. The token must end by 9999-12-31T23:59:59.999Z on the sandbox clock, or the answer is \`422 validation_failed\` with an \`out_of_range\` error on \`expires_in\`.`,
     'x-sandbox-assumption': 'token.expires-in',
   }
   const idempotencyKey = {
@@ -358,6 +358,13 @@ export function createOpenApiDocument(
       '400': problemResponse(['invalid_json']),
       '422': problemResponse(['validation_failed']),
     },
+  })
+  const withResponses = (
+    operation: ReturnType<typeof surface>,
+    responses: JsonObject,
+  ) => ({
+    ...operation,
+    responses: { ...operation.responses, ...responses },
   })
   const restoreSurface = (...args: Parameters<typeof surface>) => {
     const operation = surface(...args)
@@ -567,10 +574,15 @@ export function createOpenApiDocument(
           'Read the clock',
           okJson('The sandbox time.', ref('SandboxClock')),
         ),
-        post: surface(
-          'Set or advance the clock',
-          okJson('The new sandbox time.', ref('SandboxClock')),
-          jsonSchema(ClockBodySchema, 'input'),
+        post: withResponses(
+          surface(
+            'Set or advance the clock',
+            okJson('The new sandbox time.', ref('SandboxClock')),
+            jsonSchema(ClockBodySchema, 'input'),
+          ),
+          {
+            '422': problemResponse(['validation_failed', 'out_of_range']),
+          },
         ),
       },
       '/__sandbox/scenarios': {
