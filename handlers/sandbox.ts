@@ -19,6 +19,7 @@ import { createOpenApiDocument } from '../src/openapi.ts'
 import type { Scenario } from '../src/scenarios.ts'
 import { runSurface, type SurfaceCall } from '../src/surface.ts'
 import { clip } from '../src/validation.ts'
+import { LimitReachedError } from '../src/limits.ts'
 
 type SurfaceResolver = (call: SurfaceCall) => Response | Promise<Response>
 
@@ -209,6 +210,7 @@ export function sandboxRoutes(
         })
         return json(201, scenarioView(scenario))
       } catch (error) {
+        if (error instanceof LimitReachedError) throw error
         throw validationError([
           {
             field: 'status',

@@ -2,6 +2,7 @@ import { hasScope, requireScope } from '../src/auth.ts'
 import { isoTime, MAX_CLOCK_MS } from '../src/clock.ts'
 import type { OperationRoute, SandboxContext } from '../src/context.ts'
 import { SandboxError, validationError } from '../src/errors.ts'
+import { checkRoom } from '../src/limits.ts'
 import { runOperation, type OperationSpec } from '../src/pipeline.ts'
 import { validateBody } from '../src/validation.ts'
 
@@ -62,7 +63,8 @@ export const createToken: OperationSpec = {
     }
 
     const { db } = ctx
-    // @note Nothing is awaited from the check to the insert (see customers).
+    // @note Nothing is awaited from the checks to the insert (see customers).
+    checkRoom(db, ctx.options, 'token', principal.accountId)
     let id: string
     do id = ctx.nextId('token')
     while (db.tokenById(id))

@@ -184,6 +184,14 @@ export const LEDGER: readonly LedgerItem[] = [
     value: (o) => o.maxBodyBytes,
   },
   {
+    id: 'limits.stores',
+    interface: 'Size limits: not shown (how many records an account may hold).',
+    default:
+      "At most 10,000 customers and 10,000 tokens per account, 10,000 accounts and 500,000 records (accounts, API keys, customers and tokens) in all; the sandbox's own queue takes 1,000 scenarios and 10 snapshots. Past a limit the call is `409 limit_reached` naming the limit and its option, and nothing is stored; seeded and loaded records count but are never refused.",
+    option: 'limits',
+    value: (o) => o.limits,
+  },
+  {
     id: 'limits.token-lifetime',
     interface: 'Token lifetime bounds: not shown.',
     default:
@@ -224,7 +232,7 @@ export const LEDGER: readonly LedgerItem[] = [
     id: 'idempotency',
     interface: 'Not shown (retries).',
     default:
-      '`Idempotency-Key` (IETF draft): the same key, account, operation and body within 24 h replays the first answer with `Idempotent-Replayed: true`.',
+      '`Idempotency-Key` (IETF draft): the same key, account, operation and body within 24 h replays the first answer with `Idempotent-Replayed: true`. At most 1,000 live keys per account and 50,000 in all: a new key past either is `409 limit_reached`, since dropping a live key would turn its retry into a duplicate.',
     option: 'idempotency',
     value: (o) => o.idempotency,
   },

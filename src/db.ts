@@ -37,6 +37,10 @@ export interface Database {
   /** Finds the credentials whose secret hashes like `secret`; compare each in constant time. */
   credentialsByHash(secret: string): readonly Credential[] | undefined
   accountById(id: string): AccountRecord | undefined
+  /** How many accounts there are. */
+  accountCount(): number
+  /** How many records there are in all: accounts, API keys, customers and tokens. */
+  recordCount(): number
   /** The API keys of one account, oldest first. */
   apiKeysOf(accountId: string): readonly ApiKeyRecord[]
   customersOf(accountId: string): readonly CustomerRecord[]
@@ -87,6 +91,7 @@ export function createDatabase(
   const accountIndex = new Map<string, AccountRecord>()
   // Keys by account keep state and export linear in the number of accounts.
   const apiKeysByAccount = new Map<string, ApiKeyRecord[]>()
+  let apiKeyCount = 0
   const customersByAccount = new Map<string, CustomerRecord[]>()
   const tokensByAccount = new Map<string, TokenRecord[]>()
   const customerIndex = new Map<string, CustomerRecord>()
@@ -117,6 +122,9 @@ export function createDatabase(
       return bucket === undefined || Array.isArray(bucket) ? bucket : [bucket]
     },
     accountById: (id) => accountIndex.get(id),
+    accountCount: () => accountIndex.size,
+    recordCount: () =>
+      accountIndex.size + apiKeyCount + customerList.length + tokenList.length,
     apiKeysOf: (accountId) => apiKeysByAccount.get(accountId) ?? [],
     customersOf: (accountId) => customersByAccount.get(accountId) ?? [],
     tokensOf: (accountId) => tokensByAccount.get(accountId) ?? [],
@@ -132,6 +140,7 @@ export function createDatabase(
       const created = await apiKeys.create(record)
       indexCredential({ kind: 'api-key', record: created })
       push(apiKeysByAccount, created.account_id, created)
+      apiKeyCount++
       return created
     },
     insertCustomer(record) {

@@ -359,6 +359,7 @@ export function createOpenApiDocument(
       '422': problemResponse(['validation_failed']),
     },
   })
+  const LIMIT_REACHED = { '409': problemResponse(['limit_reached']) }
   const withResponses = (
     operation: ReturnType<typeof surface>,
     responses: JsonObject,
@@ -444,7 +445,7 @@ export function createOpenApiDocument(
             },
             ...operationErrors({
               '409': problemResponse(
-                ['email_taken', 'idempotency_in_progress'],
+                ['email_taken', 'idempotency_in_progress', 'limit_reached'],
                 ['RetryAfter'],
               ),
               '422': problemResponse([
@@ -499,7 +500,7 @@ export function createOpenApiDocument(
             },
             ...operationErrors({
               '409': problemResponse(
-                ['idempotency_in_progress'],
+                ['idempotency_in_progress', 'limit_reached'],
                 ['RetryAfter'],
               ),
               '422': problemResponse([
@@ -536,14 +537,17 @@ export function createOpenApiDocument(
         ),
       },
       '/__sandbox/api-keys': {
-        post: surface(
-          'Mint an API key',
-          okJson(
-            'A new account and its key (shown this once).',
-            ref('SandboxCreatedApiKey'),
-            201,
+        post: withResponses(
+          surface(
+            'Mint an API key',
+            okJson(
+              'A new account and its key (shown this once).',
+              ref('SandboxCreatedApiKey'),
+              201,
+            ),
+            jsonSchema(ApiKeyBodySchema, 'input'),
           ),
-          jsonSchema(ApiKeyBodySchema, 'input'),
+          LIMIT_REACHED,
         ),
       },
       '/__sandbox/requests': {
@@ -596,10 +600,13 @@ export function createOpenApiDocument(
             required: ['scenarios'],
           }),
         ),
-        post: surface(
-          'Queue a scenario',
-          okJson('The queued scenario.', ref('SandboxScenario'), 201),
-          jsonSchema(ScenarioBodySchema, 'input'),
+        post: withResponses(
+          surface(
+            'Queue a scenario',
+            okJson('The queued scenario.', ref('SandboxScenario'), 201),
+            jsonSchema(ScenarioBodySchema, 'input'),
+          ),
+          LIMIT_REACHED,
         ),
         delete: surface('Clear scenarios', noContent),
       },
@@ -614,14 +621,17 @@ export function createOpenApiDocument(
             required: ['snapshots'],
           }),
         ),
-        post: surface(
-          'Take a snapshot',
-          okJson(
-            'The snapshot taken: data and clock.',
-            ref('SandboxSnapshot'),
-            201,
+        post: withResponses(
+          surface(
+            'Take a snapshot',
+            okJson(
+              'The snapshot taken: data and clock.',
+              ref('SandboxSnapshot'),
+              201,
+            ),
+            jsonSchema(SnapshotBodySchema, 'input'),
           ),
-          jsonSchema(SnapshotBodySchema, 'input'),
+          LIMIT_REACHED,
         ),
       },
       '/__sandbox/snapshots/restore': {

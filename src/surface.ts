@@ -1,6 +1,7 @@
 import { readBearer } from './auth.ts'
 import type { SandboxContext } from './context.ts'
 import { SandboxError } from './errors.ts'
+import { LimitReachedError, limitReached } from './limits.ts'
 import { constantTimeEqual } from './secrets.ts'
 import { parseJsonObject, readBody, validateBody } from './validation.ts'
 import type { z } from 'zod'
@@ -18,14 +19,16 @@ const render = (
   requestId: string,
   error: unknown,
 ): Response => {
-  if (!(error instanceof SandboxError)) console.error(error)
   const sandboxError =
     error instanceof SandboxError
       ? error
-      : new SandboxError(
-          'internal_error',
-          'The sandbox failed to answer this request.',
-        )
+      : error instanceof LimitReachedError
+        ? limitReached(error)
+        : new SandboxError(
+            'internal_error',
+            'The sandbox failed to answer this request.',
+          )
+  if (sandboxError.code === 'internal_error') console.error(error)
   return sandboxError.toResponse(requestId, ctx.options.errorFormat)
 }
 

@@ -95,6 +95,14 @@ const PRODUCERS = {
       return send(client, 'POST', '/v1/customers', { body: ada })
     },
   },
+  limit_reached: {
+    options: { limits: { customersPerAccount: 26 } },
+    produce: async (client) => {
+      // The seed gives the demo account 25 customers.
+      await send(client, 'POST', '/v1/customers', { body: ada })
+      return send(client, 'POST', '/v1/customers', { body: ada })
+    },
+  },
   idempotency_key_reused: {
     produce: async (client) => {
       const headers = { 'idempotency-key': 'order-42' }

@@ -4,7 +4,10 @@ import { inProcess, send } from '../_targets.ts'
 const ACCOUNTS = 20_000
 
 it('answers GET /__sandbox/state with 20,000 accounts, each with its own masked key', async () => {
-  const client = await inProcess.start({ customersPerAccount: 0 })
+  const client = await inProcess.start({
+    customersPerAccount: 0,
+    limits: { accounts: ACCOUNTS + 3 },
+  })
   const created: { apiKey: string; accountId: string }[] = []
   for (let i = 0; i < ACCOUNTS; i++) {
     created.push(await client.sandbox.createApiKey())
