@@ -187,7 +187,7 @@ export const LEDGER: readonly LedgerItem[] = [
     id: 'limits.stores',
     interface: 'Size limits: not shown (how many records an account may hold).',
     default:
-      "At most 10,000 customers and 10,000 tokens per account, 10,000 accounts and 500,000 records (accounts, API keys, customers and tokens) in all; the sandbox's own queue takes 1,000 scenarios and 10 snapshots. Past a limit the call is `409 limit_reached` naming the limit and its option, and nothing is stored; seeded and loaded records count but are never refused.",
+      "At most 10,000 customers and 10,000 tokens per account, 10,000 accounts and 300,000 records (accounts, API keys, customers and tokens) in all; the sandbox's own queue takes 1,000 scenarios and 10 snapshots. Past a limit the call is `409 limit_reached` naming the limit and its option, and nothing is stored; seeded and loaded records count but are never refused.",
     option: 'limits',
     value: (o) => o.limits,
   },

@@ -69,7 +69,7 @@ Behaviour (the assumption ledger: GET /__sandbox/assumptions)
 
 Limits (at a limit: 409 limit_reached naming it)
   --limits LIST            caps on the stores, e.g. customersPerAccount=10000,tokensPerAccount=10000,
-                           records=500000,accounts=10000,scenarios=1000,snapshots=10 (the defaults)
+                           records=300000,accounts=10000,scenarios=1000,snapshots=10 (the defaults)
   --idempotency LIST       Idempotency-Key window and live keys kept, e.g.
                            ttlSeconds=86400,maxEntries=50000,maxEntriesPerAccount=1000 (the defaults)
 `
@@ -217,10 +217,10 @@ const parseBounds = (
 }
 
 /**
- * Reads `key=N` pairs joined with commas, e.g. `records=500000,accounts=100`.
+ * Reads `key=N` pairs joined with commas, e.g. `records=300000,accounts=100`.
  *
  * @example
- * parsePairs('limits', 'records=500000', ['records']) // { records: 500000 }
+ * parsePairs('limits', 'records=300000', ['records']) // { records: 300000 }
  */
 export function parsePairs(
   name: string,

@@ -37,14 +37,14 @@ export interface LimitsOptions {
 }
 
 /**
- * The defaults of `limits`. Half a million records is about 130 MB at the
- * bench's 266 B per customer, and stays under 1 GB with every name and
- * email at its longest.
+ * The defaults of `limits`. A customer takes about 300 B of heap, 1.3 KB with
+ * a 200-emoji name and a 254-character email; a token about 600 B. So
+ * 300,000 records stay under 400 MB at their longest, about 100 MB as usual.
  */
 export const DEFAULT_LIMITS: Required<LimitsOptions> = {
   customersPerAccount: 10_000,
   tokensPerAccount: 10_000,
-  records: 500_000,
+  records: 300_000,
   accounts: 10_000,
   scenarios: 1_000,
   snapshots: 10,
@@ -202,7 +202,7 @@ export interface SandboxOptions {
   /**
    * Caps on the stores: records per account and in all, accounts, queued
    * scenarios and snapshots. At a cap the answer is `409 limit_reached`.
-   * @default { customersPerAccount: 10000, tokensPerAccount: 10000, records: 500000, accounts: 10000, scenarios: 1000, snapshots: 10 }
+   * @default { customersPerAccount: 10000, tokensPerAccount: 10000, records: 300000, accounts: 10000, scenarios: 1000, snapshots: 10 }
    * @example createSandbox({ limits: { customersPerAccount: 100_000, records: 2_000_000 } })
    */
   limits?: LimitsOptions

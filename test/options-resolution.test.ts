@@ -41,7 +41,7 @@ it('settles every default in one place', () => {
     limits: {
       customersPerAccount: 10_000,
       tokensPerAccount: 10_000,
-      records: 500_000,
+      records: 300_000,
       accounts: 10_000,
       scenarios: 1_000,
       snapshots: 10,
