@@ -17,6 +17,7 @@ import { LimitReachedError, limitHint, limitReached } from './limits.ts'
 import { parseScenarioHeader, type ScenarioEffect } from './scenarios.ts'
 import {
   checkContentType,
+  clip,
   parseJsonObject,
   readBody,
   type BodyTypes,
@@ -199,11 +200,11 @@ export function answerUnrouted(
     code === 'not_found'
       ? new SandboxError(
           'not_found',
-          `${request.method} ${url.pathname} is not an operation of this API; it has POST /v1/customers and POST /v2/tokens.`,
+          `${clip(request.method)} ${clip(url.pathname)} is not an operation of this API; it has POST /v1/customers and POST /v2/tokens.`,
         )
       : new SandboxError(
           'method_not_allowed',
-          `${url.pathname} takes POST only, not ${request.method}.`,
+          `${clip(url.pathname)} takes POST only, not ${clip(request.method)}.`,
           { headers: { allow: 'POST' } },
         )
   return finishExchange(

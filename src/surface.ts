@@ -3,7 +3,7 @@ import type { SandboxContext } from './context.ts'
 import { SandboxError } from './errors.ts'
 import { LimitReachedError, limitReached } from './limits.ts'
 import { constantTimeEqual } from './secrets.ts'
-import { parseJsonObject, readBody, validateBody } from './validation.ts'
+import { clip, parseJsonObject, readBody, validateBody } from './validation.ts'
 import type { z } from 'zod'
 
 /** What a surface resolver gets: the request, its URL and a body reader. */
@@ -116,14 +116,14 @@ export function answerSurfaceError(
   const error = allowed
     ? new SandboxError(
         'method_not_allowed',
-        `${url.pathname} takes ${allowed.join(', ')}, not ${request.method}.`,
+        `${clip(url.pathname)} takes ${allowed.join(', ')}, not ${clip(request.method)}.`,
         {
           headers: { allow: allowed.join(', ') },
         },
       )
     : new SandboxError(
         'not_found',
-        `${url.pathname} is not part of the sandbox API; see GET /__sandbox/assumptions and the README.`,
+        `${clip(url.pathname)} is not part of the sandbox API; see GET /__sandbox/assumptions and the README.`,
       )
   const response = render(ctx, requestId, error)
   response.headers.set('x-request-id', requestId)

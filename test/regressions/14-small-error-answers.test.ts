@@ -61,3 +61,13 @@ it('keeps the answer small when each of many fields has a huge wrong value', asy
   expect(fields).toContain('email')
   expect(result.text.length).toBeLessThan(FEW_KB)
 })
+
+it('quotes a 50,000-character path in a 404 briefly, under the API and under /__sandbox/', async () => {
+  const client = await inProcess.start()
+  for (const prefix of ['/v1/', '/__sandbox/']) {
+    const result = await send(client, 'GET', `${prefix}${'p'.repeat(50_000)}`)
+    expect(result.status).toBe(404)
+    expect(result.body.code).toBe('not_found')
+    expect(result.text.length).toBeLessThan(1024)
+  }
+})
