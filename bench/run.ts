@@ -505,6 +505,42 @@ async function benchGrowth(): Promise<void> {
   )
 }
 
+// ---------- state ----------
+
+async function benchState(): Promise<void> {
+  // Time per account of GET /__sandbox/state: flat when the answer is linear.
+  const perAccount = async (accounts: number): Promise<number> => {
+    const sandbox = createSandbox({
+      customersPerAccount: 0,
+      limits: { accounts: accounts + 3 },
+    })
+    await sandbox.ready
+    for (let i = 0; i < accounts; i++) await sandbox.createApiKey()
+    const state = () =>
+      sandbox
+        .handle(new Request('http://api.test/__sandbox/state'))!
+        .then((r) => r.text())
+    await state()
+    const samples: number[] = []
+    for (let run = 0; run < RUNS; run++) {
+      const started = performance.now()
+      await state()
+      samples.push(((performance.now() - started) * 1000) / accounts)
+    }
+    return median(samples)
+  }
+  const small = await perAccount(2000)
+  const large = await perAccount(QUICK ? 10_000 : 20_000)
+  result.state = { small, large, ratio: large / small }
+  row(
+    'state',
+    `GET /__sandbox/state per account at ${QUICK ? '10k' : '20k'} vs 2k accounts`,
+    `${(large / small).toFixed(2)}× (${small.toFixed(1)} → ${large.toFixed(1)} µs)`,
+    '≤ 1.5×',
+    large / small <= 1.5,
+  )
+}
+
 // ---------- start-up ----------
 
 async function benchStartup(): Promise<void> {
@@ -615,6 +651,7 @@ const only = /^--only=(.+)$/
 const groups: [string, () => Promise<void>][] = [
   ['in-process', benchInProcess],
   ['growth', benchGrowth],
+  ['state', benchState],
   ['start-up', benchStartup],
   ['browser', benchBundle],
   ['server', benchServer],
