@@ -20,6 +20,16 @@ const QUICK = process.argv.includes('--quick')
 const RUNS = QUICK ? 1 : Number(process.env.BENCH_RUNS ?? 5)
 const DURATION = QUICK ? 3 : 5
 const CONNECTIONS = 32
+// The bench measures creates at full speed into one account, far past the
+// default limits (10,000 customers or tokens per account): raise them.
+const LIMITS = {
+  customersPerAccount: 100_000_000,
+  tokensPerAccount: 100_000_000,
+  records: 100_000_000,
+}
+const LIMITS_FLAG = Object.entries(LIMITS)
+  .map(([key, value]) => `${key}=${value}`)
+  .join(',')
 const root = new URL('../', import.meta.url)
 
 const median = (values: number[]): number => {
@@ -187,7 +197,7 @@ async function load(
 }
 
 async function benchServer(): Promise<void> {
-  const cli = ['dist/bin.js', '--port', '0', '--quiet']
+  const cli = ['dist/bin.js', '--port', '0', '--quiet', '--limits', LIMITS_FLAG]
   const customer = { name: 'Ada Lovelace', email: 'ada@example.com' }
   const token = { scopes: ['customers:read'], expires_in: 3600 }
   const sets: Record<string, Load[]> = { bare: [], customers: [], tokens: [] }
@@ -288,7 +298,7 @@ async function benchInProcess(): Promise<void> {
       ),
     ),
   ]
-  const sandbox = createSandbox()
+  const sandbox = createSandbox({ limits: LIMITS })
   await sandbox.ready
 
   const trivialGet = await perOp(
@@ -348,7 +358,7 @@ async function benchInProcess(): Promise<void> {
 // ---------- growth ----------
 
 async function sandboxWith(count: number) {
-  const sandbox = createSandbox({ customersPerAccount: 0 })
+  const sandbox = createSandbox({ customersPerAccount: 0, limits: LIMITS })
   await sandbox.ready
   const data = sandbox.dump()
   const account = data.accounts[0]!.id
@@ -431,7 +441,7 @@ async function benchGrowth(): Promise<void> {
   // requests in flight at once would measure their garbage, not the records.
   globalThis.gc?.()
   const before = process.memoryUsage().heapUsed
-  const sandbox = createSandbox({ customersPerAccount: 0 })
+  const sandbox = createSandbox({ customersPerAccount: 0, limits: LIMITS })
   await sandbox.ready
   const count = 100_000
   for (let batch = 0; batch < count; batch += 1000) {
@@ -492,6 +502,42 @@ async function benchGrowth(): Promise<void> {
     `${perCustomer.toFixed(0)} B`,
     '≤ 1024 B',
     perCustomer <= 1024,
+  )
+}
+
+// ---------- state ----------
+
+async function benchState(): Promise<void> {
+  // Time per account of GET /__sandbox/state: flat when the answer is linear.
+  const perAccount = async (accounts: number): Promise<number> => {
+    const sandbox = createSandbox({
+      customersPerAccount: 0,
+      limits: { accounts: accounts + 3 },
+    })
+    await sandbox.ready
+    for (let i = 0; i < accounts; i++) await sandbox.createApiKey()
+    const state = () =>
+      sandbox
+        .handle(new Request('http://api.test/__sandbox/state'))!
+        .then((r) => r.text())
+    await state()
+    const samples: number[] = []
+    for (let run = 0; run < RUNS; run++) {
+      const started = performance.now()
+      await state()
+      samples.push(((performance.now() - started) * 1000) / accounts)
+    }
+    return median(samples)
+  }
+  const small = await perAccount(2000)
+  const large = await perAccount(QUICK ? 10_000 : 20_000)
+  result.state = { small, large, ratio: large / small }
+  row(
+    'state',
+    `GET /__sandbox/state per account at ${QUICK ? '10k' : '20k'} vs 2k accounts`,
+    `${(large / small).toFixed(2)}× (${small.toFixed(1)} → ${large.toFixed(1)} µs)`,
+    '≤ 1.5×',
+    large / small <= 1.5,
   )
 }
 
@@ -644,6 +690,7 @@ const only = /^--only=(.+)$/
 const groups: [string, () => Promise<void>][] = [
   ['in-process', benchInProcess],
   ['growth', benchGrowth],
+  ['state', benchState],
   ['start-up', benchStartup],
   ['browser', benchBundle],
   ['server', benchServer],

@@ -1,6 +1,7 @@
 import { isoTime } from '../src/clock.ts'
 import type { OperationRoute, SandboxContext } from '../src/context.ts'
 import { SandboxError } from '../src/errors.ts'
+import { checkRoom } from '../src/limits.ts'
 import { runOperation, type OperationSpec } from '../src/pipeline.ts'
 import { validateBody } from '../src/validation.ts'
 
@@ -40,6 +41,7 @@ export const createCustomer: OperationSpec = {
         `A customer of this account already has the email "${body.email}" (uniqueEmail is on).`,
       )
     }
+    checkRoom(db, ctx.options, 'customer', principal.accountId)
     let id: string
     do id = ctx.nextId('customer')
     while (db.customerById(id))

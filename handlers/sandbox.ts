@@ -1,10 +1,14 @@
 import type { Route, SandboxContext } from '../src/context.ts'
-import { SandboxError, validationError } from '../src/errors.ts'
+import { z } from 'zod'
+import {
+  SandboxError,
+  validationError,
+  type FieldError,
+} from '../src/errors.ts'
 import { json } from '../src/pipeline.ts'
 import type { SandboxCore } from '../src/sandbox.ts'
 import {
   ApiKeyBodySchema,
-  ClockBodySchema,
   ResetBodySchema,
   LatencyBodySchema,
   ScenarioBodySchema,
@@ -14,8 +18,67 @@ import packageJson from '../package.json' with { type: 'json' }
 import { createOpenApiDocument } from '../src/openapi.ts'
 import type { Scenario } from '../src/scenarios.ts'
 import { runSurface, type SurfaceCall } from '../src/surface.ts'
+import { clip } from '../src/validation.ts'
+import { LimitReachedError } from '../src/limits.ts'
 
 type SurfaceResolver = (call: SurfaceCall) => Response | Promise<Response>
+
+const AnyObject = z.record(z.string(), z.unknown())
+const IsoDateTime = z.iso.datetime({ offset: true })
+const CLOCK_SHAPES =
+  'send {"advance_seconds": <whole seconds, negative to go back>} or {"now": "<ISO-8601 date-time such as 2026-01-01T00:00:00Z>"}'
+
+/**
+ * Reads the body of `POST /__sandbox/clock` (`ClockBodySchema` in the
+ * document), with messages that name the field at fault and both accepted
+ * shapes: a union's own issues name neither.
+ */
+function readClockBody(
+  raw: Record<string, unknown>,
+): { advance_seconds: number } | { now: string } {
+  const errors: FieldError[] = []
+  for (const key of Object.keys(raw)) {
+    if (key !== 'advance_seconds' && key !== 'now') {
+      errors.push({
+        field: clip(key),
+        code: 'unknown_field',
+        message: `${clip(key)} is not a field of this request; ${CLOCK_SHAPES}`,
+      })
+    }
+  }
+  const { advance_seconds: seconds, now } = raw
+  if (seconds !== undefined && now !== undefined) {
+    errors.push({
+      field: 'now',
+      code: 'invalid',
+      message: `advance_seconds and now cannot be sent together; ${CLOCK_SHAPES}`,
+    })
+  } else if (seconds === undefined && now === undefined) {
+    if (errors.length === 0) {
+      errors.push({
+        field: 'advance_seconds',
+        code: 'required',
+        message: `The body names no move; ${CLOCK_SHAPES}`,
+      })
+    }
+  } else if (seconds !== undefined && !Number.isInteger(seconds)) {
+    errors.push({
+      field: 'advance_seconds',
+      code: typeof seconds === 'number' ? 'not_integer' : 'invalid_type',
+      message: `advance_seconds must be a whole number of seconds (negative to go back), not ${clip(JSON.stringify(seconds) ?? String(seconds))}`,
+    })
+  } else if (now !== undefined && !IsoDateTime.safeParse(now).success) {
+    errors.push({
+      field: 'now',
+      code: typeof now === 'string' ? 'invalid_format' : 'invalid_type',
+      message: `now must be an ISO-8601 date-time with a time zone, such as "2026-01-01T00:00:00Z", not ${clip(JSON.stringify(now) ?? String(now))}`,
+    })
+  }
+  if (errors.length > 0) throw validationError(errors)
+  return seconds !== undefined
+    ? { advance_seconds: seconds as number }
+    : { now: now as string }
+}
 
 const scenarioView = (s: Scenario) => ({
   id: s.id,
@@ -111,19 +174,25 @@ export function sandboxRoutes(
     }),
     route('GET', 'clock', clockNow),
     route('POST', 'clock', async (call) => {
-      const body = await call.body(ClockBodySchema)
+      const body = readClockBody(await call.body(AnyObject))
       try {
         if ('advance_seconds' in body)
           sandbox.clock.advance(body.advance_seconds * 1000)
         else sandbox.clock.set(body.now)
       } catch (error) {
-        throw validationError([
-          {
-            field: 'advance_seconds' in body ? 'advance_seconds' : 'now',
-            code: 'out_of_range',
-            message: (error as Error).message,
-          },
-        ])
+        const message = (error as Error).message.replace(
+          /^Failed to move the sandbox clock: /,
+          'The clock cannot move there: ',
+        )
+        throw new SandboxError('out_of_range', message, {
+          errors: [
+            {
+              field: 'advance_seconds' in body ? 'advance_seconds' : 'now',
+              code: 'out_of_range',
+              message,
+            },
+          ],
+        })
       }
       return clockNow()
     }),
@@ -141,6 +210,7 @@ export function sandboxRoutes(
         })
         return json(201, scenarioView(scenario))
       } catch (error) {
+        if (error instanceof LimitReachedError) throw error
         throw validationError([
           {
             field: 'status',

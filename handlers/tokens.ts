@@ -1,7 +1,8 @@
 import { hasScope, requireScope } from '../src/auth.ts'
-import { isoTime } from '../src/clock.ts'
+import { isoTime, MAX_CLOCK_MS } from '../src/clock.ts'
 import type { OperationRoute, SandboxContext } from '../src/context.ts'
 import { SandboxError, validationError } from '../src/errors.ts'
+import { checkRoom } from '../src/limits.ts'
 import { runOperation, type OperationSpec } from '../src/pipeline.ts'
 import { validateBody } from '../src/validation.ts'
 
@@ -62,13 +63,26 @@ export const createToken: OperationSpec = {
     }
 
     const { db } = ctx
-    // @note Nothing is awaited from the check to the insert (see customers).
+    // @note Nothing is awaited from the checks to the insert (see customers).
+    checkRoom(db, ctx.options, 'token', principal.accountId)
     let id: string
     do id = ctx.nextId('token')
     while (db.tokenById(id))
     // The expired-tokens persona mints tokens that expire as they are made.
     const lifetimeMs =
       principal.persona === 'expired-tokens' ? 0 : expiresIn * 1000
+    // @note The last time a date-time can write bounds every token's end.
+    if (now.getTime() + lifetimeMs > MAX_CLOCK_MS) {
+      const left = Math.floor((MAX_CLOCK_MS - now.getTime()) / 1000)
+      throw validationError([
+        {
+          field: 'expires_in',
+          pointer: '/expires_in',
+          code: 'out_of_range',
+          message: `expires_in ${expiresIn} would end the token after 9999-12-31T23:59:59.999Z, the latest time the sandbox can write; at the sandbox time ${isoTime(now.getTime())} it can be at most ${left} s${left < min ? `, below the least lifetime (${min} s): move the clock back` : ''}`,
+        },
+      ])
+    }
     const expiresAt = isoTime(now.getTime() + lifetimeMs)
     const createdAt = isoTime(now.getTime())
     const record = db.insertToken({

@@ -43,7 +43,7 @@ export const LEDGER: readonly LedgerItem[] = [
     interface:
       'Constraints on these fields (required or optional, length, format, uniqueness): not shown.',
     default:
-      '`name` is a string of 1–200 characters after trimming whitespace, echoed exactly as sent.',
+      '`name` is a string of 1–200 characters (code points) as sent, at least one of them visible (whitespace and zero-width characters do not count), echoed exactly as sent.',
     option: 'nameLength',
     value: (o) => o.nameLength,
   },
@@ -184,12 +184,28 @@ export const LEDGER: readonly LedgerItem[] = [
     value: (o) => o.maxBodyBytes,
   },
   {
+    id: 'limits.stores',
+    interface: 'Size limits: not shown (how many records an account may hold).',
+    default:
+      "At most 10,000 customers and 10,000 tokens per account, 10,000 accounts and 300,000 records (accounts, API keys, customers and tokens) in all; the sandbox's own queue takes 1,000 scenarios and 10 snapshots. Past a limit the call is `409 limit_reached` naming the limit and its option, and nothing is stored; seeded and loaded records count but are never refused.",
+    option: 'limits',
+    value: (o) => o.limits,
+  },
+  {
     id: 'limits.token-lifetime',
     interface: 'Token lifetime bounds: not shown.',
     default:
       'See `token.expires-in`; a token is expired when the sandbox clock reaches `expires_at`.',
     option: 'expiresIn',
     value: (o) => o.expiresIn,
+  },
+  {
+    id: 'time.range',
+    interface:
+      'Format and range of timestamps (created_at, expires_at): not shown.',
+    default:
+      'ISO-8601 date-times in UTC with milliseconds, from 0000-01-01T00:00:00.000Z to 9999-12-31T23:59:59.999Z: a clock move beyond is `422 out_of_range`, a token that would end beyond is `422 validation_failed` (`out_of_range` on `expires_in`), and a host time beyond is held at the edge.',
+    option: null,
   },
   {
     id: 'states',
@@ -216,7 +232,7 @@ export const LEDGER: readonly LedgerItem[] = [
     id: 'idempotency',
     interface: 'Not shown (retries).',
     default:
-      '`Idempotency-Key` (IETF draft): the same key, account, operation and body within 24 h replays the first answer with `Idempotent-Replayed: true`.',
+      '`Idempotency-Key` (IETF draft): the same key, account, operation and body within 24 h replays the first answer with `Idempotent-Replayed: true`. At most 1,000 live keys per account and 50,000 in all: a new key past either is `409 limit_reached`, since dropping a live key would turn its retry into a duplicate.',
     option: 'idempotency',
     value: (o) => o.idempotency,
   },

@@ -55,7 +55,7 @@ Behaviour (the assumption ledger: GET /__sandbox/assumptions)
   --rate-limit N/WINDOW    per-credential limit, e.g. 100/60s, 10/m, 1000/h
   --unknown-fields reject|ignore      request fields the interface does not define (default reject)
   --required-fields LIST   customer fields a request must carry (default name,email)
-  --name-length MIN-MAX    name length after trimming (default 1-200)
+  --name-length MIN-MAX    name length as sent, in characters (default 1-200)
   --email-max-length N     longest email (default 254)
   --unique-email           409 email_taken for a duplicate email within an account
   --scopes LIST            the scope catalog (default customers:read,customers:write,tokens:write)
@@ -66,6 +66,12 @@ Behaviour (the assumption ledger: GET /__sandbox/assumptions)
   --max-body-bytes N       largest request body (default 1048576)
   --clock-after-set frozen|running    the clock once set or advanced (default frozen)
   --journal-limit N        requests the journal keeps (default 1000)
+
+Limits (at a limit: 409 limit_reached naming it)
+  --limits LIST            caps on the stores, e.g. customersPerAccount=10000,tokensPerAccount=10000,
+                           records=300000,accounts=10000,scenarios=1000,snapshots=10 (the defaults)
+  --idempotency LIST       Idempotency-Key window and live keys kept, e.g.
+                           ttlSeconds=86400,maxEntries=50000,maxEntriesPerAccount=1000 (the defaults)
 `
 
 /** A mistake in the command line or config: one line, the usage, exit 2. */
@@ -100,6 +106,8 @@ const FLAGS = {
   'max-body-bytes': { type: 'string' },
   'clock-after-set': { type: 'string' },
   'journal-limit': { type: 'string' },
+  limits: { type: 'string' },
+  idempotency: { type: 'string' },
 } as const
 
 const int = (name: string, value: string): number => {
@@ -208,6 +216,30 @@ const parseBounds = (
   return out
 }
 
+/**
+ * Reads `key=N` pairs joined with commas, e.g. `records=300000,accounts=100`.
+ *
+ * @example
+ * parsePairs('limits', 'records=300000', ['records']) // { records: 300000 }
+ */
+export function parsePairs(
+  name: string,
+  value: string,
+  keys: readonly string[],
+): Record<string, number> {
+  const out: Record<string, number> = {}
+  for (const part of list(value)) {
+    const [key, raw] = part.split('=').map((s) => s.trim())
+    if (key === undefined || !keys.includes(key) || raw === undefined) {
+      throw new UsageError(
+        `--${name} takes key=N pairs joined with commas, the keys being ${keys.join(', ')} (got "${value}")`,
+      )
+    }
+    out[key] = int(`${name} ${key}`, raw)
+  }
+  return out
+}
+
 /** Settings of the CLI beyond the server's options. */
 interface CliSettings {
   logFormat: 'pretty' | 'json'
@@ -241,6 +273,7 @@ const CONFIG_KEYS = new Set([
   'clockAfterSet',
   'journalLimit',
   'idempotency',
+  'limits',
   'fixtures',
   'dataFileDelayMs',
 ])
@@ -404,6 +437,29 @@ async function resolveSettings(
   }
   if (str('journal-limit') !== undefined)
     options.journalLimit = int('journal-limit', str('journal-limit')!)
+  if (str('limits') !== undefined) {
+    options.limits = {
+      ...options.limits,
+      ...parsePairs('limits', str('limits')!, [
+        'customersPerAccount',
+        'tokensPerAccount',
+        'records',
+        'accounts',
+        'scenarios',
+        'snapshots',
+      ]),
+    }
+  }
+  if (str('idempotency') !== undefined) {
+    options.idempotency = {
+      ...options.idempotency,
+      ...parsePairs('idempotency', str('idempotency')!, [
+        'ttlSeconds',
+        'maxEntries',
+        'maxEntriesPerAccount',
+      ]),
+    }
+  }
   return { options, settings }
 }
 

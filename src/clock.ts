@@ -1,5 +1,15 @@
-// The ECMAScript limit of a Date, in ms either side of the epoch.
-const MAX_TIME = 8.64e15
+/** The earliest time the sandbox clock shows: `0000-01-01T00:00:00.000Z`. */
+export const MIN_CLOCK_MS = -62_167_219_200_000
+/** The latest time the sandbox clock shows: `9999-12-31T23:59:59.999Z`. */
+export const MAX_CLOCK_MS = 253_402_300_799_999
+/** The clock's range as a sentence for error messages. */
+export const CLOCK_RANGE =
+  '0000-01-01T00:00:00.000Z to 9999-12-31T23:59:59.999Z'
+
+// Beyond four-digit years toISOString writes `+010000-…`, which is no
+// `date-time`, and a saved file with it could not be loaded again.
+const describeTime = (ms: number): string =>
+  Math.abs(ms) <= 8.64e15 ? new Date(ms).toISOString() : `${ms} ms`
 
 /** How the clock behaves once it has been set or advanced. */
 export type ClockAfterSet = 'frozen' | 'running'
@@ -8,9 +18,15 @@ export type ClockAfterSet = 'frozen' | 'running'
 export interface SandboxClock {
   /** The sandbox's current time. */
   now(): Date
-  /** Moves the clock to `time`. */
+  /**
+   * Moves the clock to `time`; throws a `RangeError` outside
+   * 0000-01-01T00:00:00.000Z to 9999-12-31T23:59:59.999Z.
+   */
   set(time: Date | string | number): Date
-  /** Moves the clock forward (or back, with a negative value) by `ms` milliseconds. */
+  /**
+   * Moves the clock forward (or back, with a negative value) by `ms`
+   * milliseconds; throws a `RangeError` past either end of the range.
+   */
   advance(ms: number): Date
   /** Whether the clock is frozen at a set time. */
   readonly frozen: boolean
@@ -33,12 +49,18 @@ export function createClock(afterSet: ClockAfterSet = 'frozen'): SandboxClock {
   let frozenAt: number | undefined
   let offset = 0
 
-  const current = (): number => frozenAt ?? Date.now() + offset
+  // @note The host's time (or a fake timer, or a running clock left near the
+  // end) may pass the range; the sandbox's time stops at its edge instead.
+  const current = (): number =>
+    Math.min(
+      Math.max(frozenAt ?? Date.now() + offset, MIN_CLOCK_MS),
+      MAX_CLOCK_MS,
+    )
 
   const moveTo = (time: number): Date => {
-    if (Math.abs(time) > MAX_TIME) {
+    if (time < MIN_CLOCK_MS || time > MAX_CLOCK_MS) {
       throw new RangeError(
-        `Failed to move the sandbox clock: ${time} ms is outside the range of dates (±${MAX_TIME}).`,
+        `Failed to move the sandbox clock: ${describeTime(time)} is outside ${CLOCK_RANGE}, the times an ISO-8601 date-time with a four-digit year can write.`,
       )
     }
     if (afterSet === 'frozen') {

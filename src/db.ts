@@ -37,6 +37,12 @@ export interface Database {
   /** Finds the credentials whose secret hashes like `secret`; compare each in constant time. */
   credentialsByHash(secret: string): readonly Credential[] | undefined
   accountById(id: string): AccountRecord | undefined
+  /** How many accounts there are. */
+  accountCount(): number
+  /** How many records there are in all: accounts, API keys, customers and tokens. */
+  recordCount(): number
+  /** The API keys of one account, oldest first. */
+  apiKeysOf(accountId: string): readonly ApiKeyRecord[]
   customersOf(accountId: string): readonly CustomerRecord[]
   tokensOf(accountId: string): readonly TokenRecord[]
   customerById(id: string): CustomerRecord | undefined
@@ -83,6 +89,9 @@ export function createDatabase(
   // array per token would be most of what a token keeps alive.
   const byHash = new Map<number, Credential | Credential[]>()
   const accountIndex = new Map<string, AccountRecord>()
+  // Keys by account keep state and export linear in the number of accounts.
+  const apiKeysByAccount = new Map<string, ApiKeyRecord[]>()
+  let apiKeyCount = 0
   const customersByAccount = new Map<string, CustomerRecord[]>()
   const tokensByAccount = new Map<string, TokenRecord[]>()
   const customerIndex = new Map<string, CustomerRecord>()
@@ -113,6 +122,10 @@ export function createDatabase(
       return bucket === undefined || Array.isArray(bucket) ? bucket : [bucket]
     },
     accountById: (id) => accountIndex.get(id),
+    accountCount: () => accountIndex.size,
+    recordCount: () =>
+      accountIndex.size + apiKeyCount + customerList.length + tokenList.length,
+    apiKeysOf: (accountId) => apiKeysByAccount.get(accountId) ?? [],
     customersOf: (accountId) => customersByAccount.get(accountId) ?? [],
     tokensOf: (accountId) => tokensByAccount.get(accountId) ?? [],
     customerById: (id) => customerIndex.get(id),
@@ -126,6 +139,8 @@ export function createDatabase(
     async insertApiKey(record) {
       const created = await apiKeys.create(record)
       indexCredential({ kind: 'api-key', record: created })
+      push(apiKeysByAccount, created.account_id, created)
+      apiKeyCount++
       return created
     },
     insertCustomer(record) {

@@ -66,12 +66,26 @@ export const ERROR_REGISTRY = {
     when: 'A field is missing, of the wrong type, out of bounds, unknown, or an `Idempotency-Key` is malformed; `errors[]` names each field.',
     trigger: 'POST /v1/customers {"name": "Ada"}',
   },
+  out_of_range: {
+    status: 422,
+    title: 'Out of range',
+    when: 'A clock move (`POST /__sandbox/clock`) that would leave 0000-01-01T00:00:00.000Z to 9999-12-31T23:59:59.999Z, the times an ISO-8601 date-time with a four-digit year can write.',
+    trigger:
+      'POST /__sandbox/clock {"now": "9999-12-31T23:00:00Z"}, then {"advance_seconds": 3600}.',
+  },
   email_taken: {
     status: 409,
     title: 'Email taken',
     when: 'With `uniqueEmail` on, an email that another customer of the same account already has (compared case-insensitively).',
     trigger:
       'createSandbox({ uniqueEmail: true }), then create two customers with one email.',
+  },
+  limit_reached: {
+    status: 409,
+    title: 'Limit reached',
+    when: 'A store of the sandbox is full: customers or tokens of the account (`limits.customersPerAccount`, `limits.tokensPerAccount`), records in all (`limits.records`), accounts (`limits.accounts`), queued scenarios (`limits.scenarios`), snapshots (`limits.snapshots`) or live idempotency keys (`idempotency.maxEntriesPerAccount`, `idempotency.maxEntries`). The detail names the limit and its option; nothing is stored. Reset the sandbox, wait for keys to expire, or raise the option.',
+    trigger:
+      'createSandbox({ limits: { customersPerAccount: 1 } }), then create two customers.',
   },
   idempotency_key_reused: {
     status: 422,
@@ -132,6 +146,8 @@ export interface Problem {
   code: ErrorCode
   request_id: string
   errors?: FieldError[]
+  /** How many field errors past the first `MAX_FIELD_ERRORS` were left out of `errors`. */
+  errors_omitted?: number
 }
 
 /**
@@ -194,6 +210,7 @@ export class SandboxError extends Error {
   readonly code: ErrorCode
   readonly status: number
   readonly errors: FieldError[] | undefined
+  readonly errorsOmitted: number
   readonly headers: Record<string, string>
 
   constructor(
@@ -201,6 +218,7 @@ export class SandboxError extends Error {
     detail: string,
     init: {
       errors?: FieldError[]
+      errorsOmitted?: number
       headers?: Record<string, string>
       status?: number
     } = {},
@@ -210,6 +228,7 @@ export class SandboxError extends Error {
     this.code = code
     this.status = init.status ?? ERROR_REGISTRY[code].status
     this.errors = init.errors
+    this.errorsOmitted = init.errorsOmitted ?? 0
     this.headers = init.headers ?? {}
   }
 
@@ -224,6 +243,7 @@ export class SandboxError extends Error {
       request_id: requestId,
     }
     if (this.errors) problem.errors = this.errors
+    if (this.errorsOmitted > 0) problem.errors_omitted = this.errorsOmitted
     return problem
   }
 
@@ -237,11 +257,28 @@ export class SandboxError extends Error {
   }
 }
 
-/** A 422 `validation_failed` whose detail is built from its field errors. */
-export function validationError(errors: FieldError[]): SandboxError {
+/** The most field errors one answer lists; `errors_omitted` counts the rest. */
+export const MAX_FIELD_ERRORS = 20
+
+/**
+ * A 422 `validation_failed` whose detail is built from its field errors. Past
+ * `MAX_FIELD_ERRORS` the rest are only counted, so that a body of thousands of
+ * bad fields gets an answer of a few KB.
+ *
+ * @example
+ * throw validationError([{ field: 'name', code: 'required', message: 'name is required' }])
+ */
+export function validationError(all: FieldError[]): SandboxError {
+  const errors = all.slice(0, MAX_FIELD_ERRORS)
+  const omitted = all.length - errors.length
+  // The detail quotes a few messages; errors[] carries the rest.
+  const quoted = errors.slice(0, 3).map((e) => e.message)
   const detail =
-    errors.length === 1
+    all.length === 1
       ? errors[0]!.message
-      : `${errors.length} problems: ${errors.map((e) => e.message).join('; ')}`
-  return new SandboxError('validation_failed', detail, { errors })
+      : `${all.length} problems: ${quoted.join('; ')}${all.length > quoted.length ? '; …' : ''}`
+  return new SandboxError('validation_failed', detail, {
+    errors,
+    ...(omitted > 0 && { errorsOmitted: omitted }),
+  })
 }

@@ -6,11 +6,17 @@ export interface StoredResponse {
 }
 
 type Entry =
-  | { state: 'in-flight'; fingerprint: string; expiresAt: number }
+  | {
+      state: 'in-flight'
+      fingerprint: string
+      expiresAt: number
+      account: string
+    }
   | {
       state: 'done'
       fingerprint: string
       expiresAt: number
+      account: string
       response: StoredResponse
     }
 
@@ -20,11 +26,22 @@ export type IdempotencyLookup =
   | { kind: 'replay'; response: StoredResponse }
   | { kind: 'in-flight' }
   | { kind: 'reused' }
+  /** The store is full of live keys: in all, or of this account. */
+  | {
+      kind: 'full'
+      option: 'idempotency.maxEntries' | 'idempotency.maxEntriesPerAccount'
+      max: number
+    }
 
 /** Remembers `Idempotency-Key`s per account and operation, bounded in count and time. */
 export interface IdempotencyStore {
-  /** Claims `key` for a request with `fingerprint`, or says why it cannot. */
-  begin(key: string, fingerprint: string, now: number): IdempotencyLookup
+  /** Claims `key` of `account` for a request with `fingerprint`, or says why it cannot. */
+  begin(
+    key: string,
+    fingerprint: string,
+    now: number,
+    account?: string,
+  ): IdempotencyLookup
   /** Stores the answer to a claimed key. */
   complete(key: string, response: StoredResponse): void
   /** Lets a key go when its request was not answered in a way worth replaying. */
@@ -34,40 +51,70 @@ export interface IdempotencyStore {
 
 /**
  * Creates an idempotency store. Entries expire `ttlMs` after they are claimed
- * on the sandbox clock; past `maxEntries` the oldest are dropped.
+ * on the sandbox clock. A live key is never dropped to make room: past
+ * `maxEntries` in all, or `maxEntriesPerAccount` for one account, a new key
+ * is refused (`full`), so one account's traffic never evicts another's keys
+ * and a retry within its window never becomes a duplicate.
  *
  * @example
- * const store = createIdempotencyStore({ ttlMs: 86_400_000, maxEntries: 10_000 })
+ * const store = createIdempotencyStore({ ttlMs: 86_400_000, maxEntries: 50_000, maxEntriesPerAccount: 1000 })
  */
 export function createIdempotencyStore(options: {
   ttlMs: number
   maxEntries: number
+  maxEntriesPerAccount?: number
 }): IdempotencyStore {
-  // @note A Map iterates in insertion order, so its first entries are the oldest.
+  const perAccount = options.maxEntriesPerAccount ?? options.maxEntries
+  // @note A Map iterates in insertion order, so its first entries are the
+  // oldest and (with one TTL) the first to expire.
   const entries = new Map<string, Entry>()
+  const counts = new Map<string, number>()
 
-  const evict = (now: number): void => {
+  const remove = (key: string, entry: Entry): void => {
+    entries.delete(key)
+    const left = (counts.get(entry.account) ?? 1) - 1
+    if (left === 0) counts.delete(entry.account)
+    else counts.set(entry.account, left)
+  }
+
+  const dropExpired = (now: number): void => {
     for (const [key, entry] of entries) {
-      if (entries.size <= options.maxEntries && entry.expiresAt > now) break
-      entries.delete(key)
+      if (entry.expiresAt > now) break
+      remove(key, entry)
     }
   }
 
   return {
-    begin(key, fingerprint, now) {
+    begin(key, fingerprint, now, account = '') {
       const entry = entries.get(key)
       if (entry && entry.expiresAt > now) {
         if (entry.fingerprint !== fingerprint) return { kind: 'reused' }
         if (entry.state === 'in-flight') return { kind: 'in-flight' }
         return { kind: 'replay', response: entry.response }
       }
-      entries.delete(key)
+      if (entry) remove(key, entry)
+      dropExpired(now)
+      if ((counts.get(account) ?? 0) >= perAccount) {
+        return {
+          kind: 'full',
+          option: 'idempotency.maxEntriesPerAccount',
+          max: perAccount,
+        }
+      }
+      if (entries.size >= options.maxEntries) {
+        return {
+          kind: 'full',
+          option: 'idempotency.maxEntries',
+          max: options.maxEntries,
+        }
+      }
       entries.set(key, {
         state: 'in-flight',
         fingerprint,
         expiresAt: now + options.ttlMs,
+        account,
       })
-      evict(now)
+      counts.set(account, (counts.get(account) ?? 0) + 1)
       return { kind: 'new' }
     },
     complete(key, response) {
@@ -75,7 +122,8 @@ export function createIdempotencyStore(options: {
       if (entry) entries.set(key, { ...entry, state: 'done', response })
     },
     abandon(key) {
-      entries.delete(key)
+      const entry = entries.get(key)
+      if (entry) remove(key, entry)
     },
     get size() {
       return entries.size

@@ -3,6 +3,7 @@ import { createFaker, seedCustomers } from '../fixtures/seed.ts'
 import { LEDGER } from './assumptions.ts'
 import {
   ERROR_REGISTRY,
+  MAX_FIELD_ERRORS,
   PROBLEM_TYPE_BASE,
   problemJson,
   type ErrorCode,
@@ -269,7 +270,7 @@ export function createOpenApiDocument(
   }
   customerRequest.properties.name = {
     ...customerRequest.properties.name,
-    description: `The customer's name, echoed exactly as sent. ${options.nameLength.min}–${options.nameLength.max} characters after trimming whitespace.`,
+    description: `The customer's name, echoed exactly as sent: ${options.nameLength.min}–${options.nameLength.max} characters (code points) as sent${options.nameLength.min > 0 ? ', at least one of them visible (whitespace and the zero-width U+200B–U+200D, U+2060, U+FEFF do not count)' : ''}.`,
     'x-sandbox-assumption': 'customer.name-constraints',
   }
   customerRequest.properties.email = {
@@ -294,7 +295,7 @@ export function createOpenApiDocument(
   tokenRequest.properties.expires_in = {
     ...tokenRequest.properties.expires_in,
     default: options.expiresIn.default,
-    description: `Lifetime in seconds, from ${options.expiresIn.min} to ${options.expiresIn.max}; ${options.expiresIn.default} when omitted.`,
+    description: `Lifetime in seconds, from ${options.expiresIn.min} to ${options.expiresIn.max}; ${options.expiresIn.default} when omitted. The token must end by 9999-12-31T23:59:59.999Z on the sandbox clock, or the answer is \`422 validation_failed\` with an \`out_of_range\` error on \`expires_in\`.`,
     'x-sandbox-assumption': 'token.expires-in',
   }
   const idempotencyKey = {
@@ -357,6 +358,14 @@ export function createOpenApiDocument(
       '400': problemResponse(['invalid_json']),
       '422': problemResponse(['validation_failed']),
     },
+  })
+  const LIMIT_REACHED = { '409': problemResponse(['limit_reached']) }
+  const withResponses = (
+    operation: ReturnType<typeof surface>,
+    responses: JsonObject,
+  ) => ({
+    ...operation,
+    responses: { ...operation.responses, ...responses },
   })
   const restoreSurface = (...args: Parameters<typeof surface>) => {
     const operation = surface(...args)
@@ -436,7 +445,7 @@ export function createOpenApiDocument(
             },
             ...operationErrors({
               '409': problemResponse(
-                ['email_taken', 'idempotency_in_progress'],
+                ['email_taken', 'idempotency_in_progress', 'limit_reached'],
                 ['RetryAfter'],
               ),
               '422': problemResponse([
@@ -491,7 +500,7 @@ export function createOpenApiDocument(
             },
             ...operationErrors({
               '409': problemResponse(
-                ['idempotency_in_progress'],
+                ['idempotency_in_progress', 'limit_reached'],
                 ['RetryAfter'],
               ),
               '422': problemResponse([
@@ -528,14 +537,17 @@ export function createOpenApiDocument(
         ),
       },
       '/__sandbox/api-keys': {
-        post: surface(
-          'Mint an API key',
-          okJson(
-            'A new account and its key (shown this once).',
-            ref('SandboxCreatedApiKey'),
-            201,
+        post: withResponses(
+          surface(
+            'Mint an API key',
+            okJson(
+              'A new account and its key (shown this once).',
+              ref('SandboxCreatedApiKey'),
+              201,
+            ),
+            jsonSchema(ApiKeyBodySchema, 'input'),
           ),
-          jsonSchema(ApiKeyBodySchema, 'input'),
+          LIMIT_REACHED,
         ),
       },
       '/__sandbox/requests': {
@@ -566,10 +578,15 @@ export function createOpenApiDocument(
           'Read the clock',
           okJson('The sandbox time.', ref('SandboxClock')),
         ),
-        post: surface(
-          'Set or advance the clock',
-          okJson('The new sandbox time.', ref('SandboxClock')),
-          jsonSchema(ClockBodySchema, 'input'),
+        post: withResponses(
+          surface(
+            'Set or advance the clock',
+            okJson('The new sandbox time.', ref('SandboxClock')),
+            jsonSchema(ClockBodySchema, 'input'),
+          ),
+          {
+            '422': problemResponse(['validation_failed', 'out_of_range']),
+          },
         ),
       },
       '/__sandbox/scenarios': {
@@ -583,10 +600,13 @@ export function createOpenApiDocument(
             required: ['scenarios'],
           }),
         ),
-        post: surface(
-          'Queue a scenario',
-          okJson('The queued scenario.', ref('SandboxScenario'), 201),
-          jsonSchema(ScenarioBodySchema, 'input'),
+        post: withResponses(
+          surface(
+            'Queue a scenario',
+            okJson('The queued scenario.', ref('SandboxScenario'), 201),
+            jsonSchema(ScenarioBodySchema, 'input'),
+          ),
+          LIMIT_REACHED,
         ),
         delete: surface('Clear scenarios', noContent),
       },
@@ -601,14 +621,17 @@ export function createOpenApiDocument(
             required: ['snapshots'],
           }),
         ),
-        post: surface(
-          'Take a snapshot',
-          okJson(
-            'The snapshot taken: data and clock.',
-            ref('SandboxSnapshot'),
-            201,
+        post: withResponses(
+          surface(
+            'Take a snapshot',
+            okJson(
+              'The snapshot taken: data and clock.',
+              ref('SandboxSnapshot'),
+              201,
+            ),
+            jsonSchema(SnapshotBodySchema, 'input'),
           ),
-          jsonSchema(SnapshotBodySchema, 'input'),
+          LIMIT_REACHED,
         ),
       },
       '/__sandbox/snapshots/restore': {
@@ -729,7 +752,17 @@ export function createOpenApiDocument(
             detail: { type: 'string' },
             code: { type: 'string', enum: Object.keys(ERROR_REGISTRY) },
             request_id: { type: 'string', pattern: '^req_' },
-            errors: { type: 'array', items: ref('FieldError') },
+            errors: {
+              type: 'array',
+              items: ref('FieldError'),
+              maxItems: MAX_FIELD_ERRORS,
+              description: `The first ${MAX_FIELD_ERRORS} problems with the request's fields.`,
+            },
+            errors_omitted: {
+              type: 'integer',
+              minimum: 1,
+              description: `How many further problems were left out of \`errors\`.`,
+            },
           },
         },
         FieldError: {

@@ -15,6 +15,41 @@ export interface RateLimitOptions {
   windowSeconds: number
 }
 
+/**
+ * Caps on the sandbox's stores. A call that would pass one is refused with
+ * `409 limit_reached` naming the limit and its option, and stores nothing
+ * (the JavaScript API throws a `RangeError`). Seeded and loaded records count
+ * towards them but are never refused.
+ */
+export interface LimitsOptions {
+  /** Customers one account may hold. */
+  customersPerAccount?: number
+  /** Tokens (expired ones included) one account may hold. */
+  tokensPerAccount?: number
+  /** Records in all: accounts, API keys, customers and tokens. */
+  records?: number
+  /** Accounts in all, fixture accounts included (`POST /__sandbox/api-keys` adds one each). */
+  accounts?: number
+  /** Scenarios queued at once, over every operation. */
+  scenarios?: number
+  /** Named snapshots kept at once; each is a whole copy of the data. */
+  snapshots?: number
+}
+
+/**
+ * The defaults of `limits`. A customer takes about 300 B of heap, 1.3 KB with
+ * a 200-emoji name and a 254-character email; a token about 600 B. So
+ * 300,000 records stay under 400 MB at their longest, about 100 MB as usual.
+ */
+export const DEFAULT_LIMITS: Required<LimitsOptions> = {
+  customersPerAccount: 10_000,
+  tokensPerAccount: 10_000,
+  records: 300_000,
+  accounts: 10_000,
+  scenarios: 1_000,
+  snapshots: 10,
+}
+
 /** A latency range in milliseconds, drawn uniformly per request. */
 export interface LatencyOptions {
   min: number
@@ -71,7 +106,9 @@ export interface SandboxOptions {
    */
   requiredFields?: readonly ('name' | 'email')[]
   /**
-   * Bounds of `name`, in characters after trimming whitespace.
+   * Bounds of `name`, in characters (code points) as sent; with a `min` above
+   * 0 the name must also hold a visible character (not only whitespace or
+   * zero-width characters).
    * @default { min: 1, max: 200 }
    * @example createSandbox({ nameLength: { min: 2, max: 100 } })
    */
@@ -150,11 +187,25 @@ export interface SandboxOptions {
    */
   clockAfterSet?: ClockAfterSet
   /**
-   * How long an `Idempotency-Key` is remembered (sandbox clock) and how many are kept.
-   * @default { ttlSeconds: 86400, maxEntries: 10000 }
+   * How long an `Idempotency-Key` is remembered (sandbox clock) and how many
+   * live keys are kept, in all and per account. A new key past either cap is
+   * `409 limit_reached`: a key whose window is still open is never dropped,
+   * so a retry never becomes a duplicate.
+   * @default { ttlSeconds: 86400, maxEntries: 50000, maxEntriesPerAccount: 1000 }
    * @example createSandbox({ idempotency: { ttlSeconds: 3600 } })
    */
-  idempotency?: { ttlSeconds?: number; maxEntries?: number }
+  idempotency?: {
+    ttlSeconds?: number
+    maxEntries?: number
+    maxEntriesPerAccount?: number
+  }
+  /**
+   * Caps on the stores: records per account and in all, accounts, queued
+   * scenarios and snapshots. At a cap the answer is `409 limit_reached`.
+   * @default { customersPerAccount: 10000, tokensPerAccount: 10000, records: 300000, accounts: 10000, scenarios: 1000, snapshots: 10 }
+   * @example createSandbox({ limits: { customersPerAccount: 100_000, records: 2_000_000 } })
+   */
+  limits?: LimitsOptions
   /**
    * How many requests the journal keeps, newest first.
    * @default 1000
@@ -211,7 +262,12 @@ export interface ResolvedOptions {
   errorFormat: ErrorFormatter
   maxBodyBytes: number
   clockAfterSet: ClockAfterSet
-  idempotency: { ttlSeconds: number; maxEntries: number }
+  idempotency: {
+    ttlSeconds: number
+    maxEntries: number
+    maxEntriesPerAccount: number
+  }
+  limits: Required<LimitsOptions>
   journalLimit: number
   adminToken: string | undefined
   onRequest: ((entry: JournalEntry) => void) | undefined
@@ -297,8 +353,21 @@ const OptionsSchema = z
       .object({
         ttlSeconds: positiveInt(),
         maxEntries: positiveInt(),
+        maxEntriesPerAccount: positiveInt(),
       })
-      .partial(),
+      .partial()
+      .strict(),
+    limits: z
+      .object({
+        customersPerAccount: positiveInt(),
+        tokensPerAccount: positiveInt(),
+        records: positiveInt(),
+        accounts: positiveInt(),
+        scenarios: positiveInt(),
+        snapshots: positiveInt(),
+      })
+      .partial()
+      .strict(),
     journalLimit: positiveInt(),
     adminToken: z.string().min(16, {
       message: 'must be at least 16 characters long',
@@ -363,7 +432,13 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
     errorFormat: o.errorFormat ?? problemJson,
     maxBodyBytes: o.maxBodyBytes ?? 1_048_576,
     clockAfterSet: o.clockAfterSet ?? 'frozen',
-    idempotency: { ttlSeconds: 86_400, maxEntries: 10_000, ...o.idempotency },
+    idempotency: {
+      ttlSeconds: 86_400,
+      maxEntries: 50_000,
+      maxEntriesPerAccount: 1_000,
+      ...o.idempotency,
+    },
+    limits: { ...DEFAULT_LIMITS, ...o.limits },
     journalLimit: o.journalLimit ?? 1000,
     adminToken: o.adminToken,
     onRequest: o.onRequest,

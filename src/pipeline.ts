@@ -13,9 +13,11 @@ import {
   type ErrorCode,
 } from './errors.ts'
 import type { JournalEntry, Operation } from './journal.ts'
+import { LimitReachedError, limitHint, limitReached } from './limits.ts'
 import { parseScenarioHeader, type ScenarioEffect } from './scenarios.ts'
 import {
   checkContentType,
+  clip,
   parseJsonObject,
   readBody,
   type BodyTypes,
@@ -169,11 +171,13 @@ function renderError(
   const sandboxError =
     error instanceof SandboxError
       ? error
-      : new SandboxError(
-          'internal_error',
-          'The sandbox failed to answer this request; this is a bug in the sandbox, please report it with the request id.',
-        )
-  if (!(error instanceof SandboxError)) console.error(error)
+      : error instanceof LimitReachedError
+        ? limitReached(error)
+        : new SandboxError(
+            'internal_error',
+            'The sandbox failed to answer this request; this is a bug in the sandbox, please report it with the request id.',
+          )
+  if (sandboxError.code === 'internal_error') console.error(error)
   exchange.entry.code = sandboxError.code
   return sandboxError.toResponse(exchange.requestId, ctx.options.errorFormat)
 }
@@ -196,11 +200,11 @@ export function answerUnrouted(
     code === 'not_found'
       ? new SandboxError(
           'not_found',
-          `${request.method} ${url.pathname} is not an operation of this API; it has POST /v1/customers and POST /v2/tokens.`,
+          `${clip(request.method)} ${clip(url.pathname)} is not an operation of this API; it has POST /v1/customers and POST /v2/tokens.`,
         )
       : new SandboxError(
           'method_not_allowed',
-          `${url.pathname} takes POST only, not ${request.method}.`,
+          `${clip(url.pathname)} takes POST only, not ${clip(request.method)}.`,
           { headers: { allow: 'POST' } },
         )
   return finishExchange(
@@ -301,6 +305,7 @@ export async function runOperation(
         scoped,
         hashString(text),
         now.getTime(),
+        principal.accountId,
       )
       if (lookup.kind === 'replay') {
         exchange.entry.replayed = true
@@ -316,6 +321,12 @@ export async function runOperation(
           'idempotency_in_progress',
           'A request with this Idempotency-Key is still being answered; retry once it has finished.',
           { headers: { 'retry-after': '1' } },
+        )
+      }
+      if (lookup.kind === 'full') {
+        throw new LimitReachedError(
+          lookup.option,
+          `This Idempotency-Key cannot be kept: ${lookup.option === 'idempotency.maxEntries' ? 'the sandbox' : 'this account'} already keeps ${lookup.max} keys whose window is still open, the most that ${lookup.option} (${lookup.max}) allows; none is dropped early, so that no retry becomes a duplicate. Nothing was stored. ${limitHint(lookup.option, 'Send the request without the key, wait for keys to expire (idempotency.ttlSeconds), reset the sandbox')}`,
         )
       }
       if (lookup.kind === 'reused') {

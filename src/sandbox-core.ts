@@ -18,6 +18,7 @@ import {
   type IdKind,
 } from './ids.ts'
 import { createJournal, type JournalEntry } from './journal.ts'
+import { checkRoom, limitHint, LimitReachedError } from './limits.ts'
 import {
   resolveOptions,
   type ResolvedOptions,
@@ -79,6 +80,7 @@ export function createSandboxCore(
   )
   let seed = session?.data.seed ?? resolved.seed
   const snapshots = new Map<string, { data: SandboxData; created_at: string }>()
+  let pendingAccounts = 0
 
   const ctx: SandboxContext = {
     options: resolved,
@@ -91,12 +93,16 @@ export function createSandboxCore(
       customerBody: createCustomerBodySchema(resolved),
       tokenBody: createTokenBodySchema(resolved),
     },
-    scenarios: createScenarios(resolved.latency),
+    scenarios: createScenarios(resolved.latency, resolved.limits.scenarios),
     journal: createJournal(resolved.journalLimit),
     db: createDatabase({ indexEmails: resolved.uniqueEmail }),
     nextId: createIdGenerator({ seed, deterministic: resolved.deterministic }),
     random: createCryptoRandom(),
-    idempotency: createIdempotencyStore({ ttlMs: 0, maxEntries: 1 }),
+    idempotency: createIdempotencyStore({
+      ttlMs: 0,
+      maxEntries: 1,
+      maxEntriesPerAccount: 1,
+    }),
     rateLimiter: undefined,
     personaLimiter: createRateLimiter(PERSONA_RATE_LIMIT),
     ready: Promise.resolve(),
@@ -126,6 +132,7 @@ export function createSandboxCore(
     ctx.idempotency = createIdempotencyStore({
       ttlMs: idempotency.ttlSeconds * 1000,
       maxEntries: idempotency.maxEntries,
+      maxEntriesPerAccount: idempotency.maxEntriesPerAccount,
     })
     ctx.rateLimiter = rateLimit ? createRateLimiter(rateLimit) : undefined
     ctx.personaLimiter = createRateLimiter(PERSONA_RATE_LIMIT)
@@ -170,15 +177,12 @@ export function createSandboxCore(
       id: account.id,
       name: account.name,
       created_at: account.created_at,
-      api_keys: db.apiKeys
-        .all()
-        .filter((key) => key.account_id === id)
-        .map((key) => ({
-          id: key.id,
-          key: maskSecret(key.secret),
-          revoked: key.revoked,
-          created_at: key.created_at,
-        })),
+      api_keys: db.apiKeysOf(id).map((key) => ({
+        id: key.id,
+        key: maskSecret(key.secret),
+        revoked: key.revoked,
+        created_at: key.created_at,
+      })),
       customer_count: db.customersOf(id).length,
       token_count: db.tokensOf(id).length,
     }
@@ -214,20 +218,28 @@ export function createSandboxCore(
     async createApiKey({ accountName } = {}) {
       await ctx.ready
       const { db, nextId } = ctx
-      const now = ctx.clock.now().toISOString()
-      const account = await db.insertAccount({
-        id: nextId('account'),
-        name: accountName ?? seedAccountName(faker),
-        created_at: now,
-      })
-      const key = await db.insertApiKey({
-        id: nextId('apiKeyId'),
-        account_id: account.id,
-        secret: nextId('apiKey'),
-        revoked: false,
-        created_at: now,
-      })
-      return { apiKey: key.secret, accountId: account.id }
+      // @note The inserts below await, so accounts still being made count
+      // too: concurrent calls never pass the limit between them.
+      checkRoom(db, resolved, 'account', undefined, pendingAccounts)
+      pendingAccounts++
+      try {
+        const now = ctx.clock.now().toISOString()
+        const account = await db.insertAccount({
+          id: nextId('account'),
+          name: accountName ?? seedAccountName(faker),
+          created_at: now,
+        })
+        const key = await db.insertApiKey({
+          id: nextId('apiKeyId'),
+          account_id: account.id,
+          secret: nextId('apiKey'),
+          revoked: false,
+          created_at: now,
+        })
+        return { apiKey: key.secret, accountId: account.id }
+      } finally {
+        pendingAccounts--
+      }
     },
     accounts: {
       list: () => {
@@ -300,6 +312,13 @@ export function createSandboxCore(
     async snapshot(name) {
       await ctx.ready
       checkSnapshotName(name)
+      const max = resolved.limits.snapshots
+      if (!snapshots.has(name) && snapshots.size >= max) {
+        throw new LimitReachedError(
+          'limits.snapshots',
+          `Failed to take the snapshot "${name}": ${snapshots.size} are kept, the most that limits.snapshots (${max}) allows. ${limitHint('limits.snapshots', 'Take it under the name of one to replace, reset the sandbox')}`,
+        )
+      }
       const data = sandbox.dump()
       const created_at = ctx.clock.now().toISOString()
       snapshots.set(name, { data, created_at })

@@ -1,4 +1,5 @@
 import type { Operation } from './journal.ts'
+import { limitHint, LimitReachedError } from './limits.ts'
 
 /** What a scenario does to a call: fail with a status, wait, or drop the connection. */
 export interface ScenarioEffect {
@@ -28,6 +29,8 @@ export interface ScenarioOptions extends ScenarioEffect {
 export interface Scenarios {
   /**
    * Makes the next `times` calls of `operation` fail or wait as asked.
+   * Throws a `RangeError` for a bad effect, or when `limits.scenarios` are
+   * already queued.
    *
    * @example
    * sandbox.scenarios.next('createCustomer', { status: 503, times: 2 })
@@ -61,6 +64,7 @@ export interface LatencyRange {
  */
 export function createScenarios(
   initialLatency: LatencyRange | false = false,
+  maxQueued: number = Number.POSITIVE_INFINITY,
 ): Scenarios & {
   take(operation: Operation): ScenarioEffect | undefined
 } {
@@ -92,6 +96,12 @@ export function createScenarios(
       if (!Number.isInteger(times) || times < 1) {
         throw new RangeError(
           `Failed to queue a scenario: "times" must be a whole number of at least 1 (got ${String(times)}).`,
+        )
+      }
+      if (queue.length >= maxQueued) {
+        throw new LimitReachedError(
+          'limits.scenarios',
+          `Failed to queue a scenario: ${queue.length} are queued, the most that limits.scenarios (${maxQueued}) allows. ${limitHint('limits.scenarios', 'Clear them (DELETE /__sandbox/scenarios or sandbox.scenarios.clear()) or let them run')}`,
         )
       }
       const scenario: Scenario = {

@@ -91,23 +91,59 @@ const codePoints = (value: string): number => {
 }
 
 /**
+ * What counts as a visible character, as an ECMA-262 pattern that JSON Schema
+ * validators read the same way: anything but whitespace (`\s`) and the
+ * zero-width characters U+200B–U+200D, U+2060 and U+FEFF.
+ */
+export const VISIBLE_CHARACTER_PATTERN = '[^\\s\\u200B-\\u200D\\u2060\\uFEFF]'
+const VISIBLE = new RegExp(VISIBLE_CHARACTER_PATTERN, 'u')
+
+/**
+ * A free-text field: `min` to `max` characters as sent, counted in code points
+ * as JSON Schema's `minLength`/`maxLength` count them, and (unless `min` is 0)
+ * at least one visible character. The bounds and the pattern are stated in the
+ * generated JSON Schema, so the OpenAPI document says exactly what passes.
+ *
+ * @example
+ * textSchema('name', { min: 1, max: 200 }).safeParse('\u200B') // fails: nothing visible
+ */
+export function textSchema(
+  field: string,
+  { min, max }: { min: number; max: number },
+) {
+  const rule = `${field} must be ${min === max ? min : `${min} to ${max}`} characters long as sent`
+  return z
+    .string()
+    .superRefine((value, ctx) => {
+      const length = codePoints(value)
+      if (length < min || length > max) {
+        ctx.addIssue({
+          code: 'custom',
+          params: { code: length < min ? 'too_short' : 'too_long' },
+          message: `${rule} (got ${length})`,
+        })
+      } else if (min > 0 && !VISIBLE.test(value)) {
+        ctx.addIssue({
+          code: 'custom',
+          params: { code: 'blank' },
+          message: `${field} must contain at least one visible character, not only whitespace or zero-width characters`,
+        })
+      }
+    })
+    .meta({
+      ...(min > 0 && { minLength: min, pattern: VISIBLE_CHARACTER_PATTERN }),
+      maxLength: max,
+    })
+}
+
+/**
  * Builds the request body schema of `POST /v1/customers` for one sandbox's settings.
  *
  * @example
  * createCustomerBodySchema(settings).safeParse({ name: 'Ada', email: 'ada@example.com' })
  */
 export function createCustomerBodySchema(settings: RequestSchemaSettings) {
-  const { min, max } = settings.nameLength
-  const name = z.string().superRefine((value, ctx) => {
-    const length = codePoints(value.trim())
-    if (length < min || length > max) {
-      ctx.addIssue({
-        code: 'custom',
-        params: { code: length < min ? 'too_short' : 'too_long' },
-        message: `name must be ${min} to ${max} characters long after trimming whitespace (got ${length})`,
-      })
-    }
-  })
+  const name = textSchema('name', settings.nameLength)
   const email = z.email().max(settings.emailMaxLength)
   const shape = {
     name: settings.requiredFields.includes('name') ? name : name.optional(),
@@ -173,12 +209,20 @@ export type CustomerRecord = z.infer<typeof CustomerRecordSchema>
 /** A stored token. */
 export type TokenRecord = z.infer<typeof TokenRecordSchema>
 
+/** The longest `account_name` of `POST /__sandbox/api-keys`, in characters. */
+export const ACCOUNT_NAME_MAX = 200
+
 /** Request bodies of the sandbox's own surface. */
 export const ResetBodySchema = z
   .object({ seed: z.int().min(0).max(0xffffffff).optional() })
   .strict()
 export const ApiKeyBodySchema = z
-  .object({ account_name: z.string().min(1).max(200).optional() })
+  .object({
+    account_name: textSchema('account_name', {
+      min: 1,
+      max: ACCOUNT_NAME_MAX,
+    }).optional(),
+  })
   .strict()
 export const ClockBodySchema = z.union([
   z.object({ advance_seconds: z.int() }).strict(),

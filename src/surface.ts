@@ -1,8 +1,9 @@
 import { readBearer } from './auth.ts'
 import type { SandboxContext } from './context.ts'
 import { SandboxError } from './errors.ts'
+import { LimitReachedError, limitReached } from './limits.ts'
 import { constantTimeEqual } from './secrets.ts'
-import { parseJsonObject, readBody, validateBody } from './validation.ts'
+import { clip, parseJsonObject, readBody, validateBody } from './validation.ts'
 import type { z } from 'zod'
 
 /** What a surface resolver gets: the request, its URL and a body reader. */
@@ -18,14 +19,16 @@ const render = (
   requestId: string,
   error: unknown,
 ): Response => {
-  if (!(error instanceof SandboxError)) console.error(error)
   const sandboxError =
     error instanceof SandboxError
       ? error
-      : new SandboxError(
-          'internal_error',
-          'The sandbox failed to answer this request.',
-        )
+      : error instanceof LimitReachedError
+        ? limitReached(error)
+        : new SandboxError(
+            'internal_error',
+            'The sandbox failed to answer this request.',
+          )
+  if (sandboxError.code === 'internal_error') console.error(error)
   return sandboxError.toResponse(requestId, ctx.options.errorFormat)
 }
 
@@ -113,14 +116,14 @@ export function answerSurfaceError(
   const error = allowed
     ? new SandboxError(
         'method_not_allowed',
-        `${url.pathname} takes ${allowed.join(', ')}, not ${request.method}.`,
+        `${clip(url.pathname)} takes ${allowed.join(', ')}, not ${clip(request.method)}.`,
         {
           headers: { allow: allowed.join(', ') },
         },
       )
     : new SandboxError(
         'not_found',
-        `${url.pathname} is not part of the sandbox API; see GET /__sandbox/assumptions and the README.`,
+        `${clip(url.pathname)} is not part of the sandbox API; see GET /__sandbox/assumptions and the README.`,
       )
   const response = render(ctx, requestId, error)
   response.headers.set('x-request-id', requestId)

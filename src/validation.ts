@@ -174,9 +174,29 @@ const valueAt = (body: unknown, path: readonly PropertyKey[]): unknown =>
     body,
   )
 
+/** The most characters of a sent name or value that an error quotes. */
+const ECHO_MAX = 100
+/** The longest message of one field error. */
+const MESSAGE_MAX = 300
+
+/**
+ * Cuts `text` to `max` UTF-16 units, ending in "…" when cut (never inside a
+ * surrogate pair), so that a huge field name or value is quoted briefly.
+ *
+ * @example
+ * clip('x'.repeat(500), 10) // 'xxxxxxxxx…'
+ */
+export function clip(text: string, max: number = ECHO_MAX): string {
+  if (text.length <= max) return text
+  let end = max - 1
+  const last = text.charCodeAt(end - 1)
+  if (last >= 0xd800 && last <= 0xdbff) end--
+  return `${text.slice(0, end)}…`
+}
+
 /** A sent value as an error may quote it: short, and never a full secret. */
 const echo = (value: string): string =>
-  /^(sk_test_|tok_test_)/.test(value) ? maskSecret(value) : value.slice(0, 100)
+  /^(sk_test_|tok_test_)/.test(value) ? maskSecret(value) : clip(value)
 
 const describe = (value: unknown): string =>
   value === null
@@ -209,19 +229,19 @@ export function validateBody<T>(
     if (issue.code === 'unrecognized_keys') {
       for (const key of issue.keys) {
         errors.push({
-          field: key,
-          pointer: pointerOf([...issue.path, key]),
+          field: clip(key),
+          pointer: clip(pointerOf([...issue.path, key])),
           code: 'unknown_field',
           message:
             key === 'id'
               ? 'id is set by the sandbox and cannot be sent'
-              : `${labelOf([...issue.path, key])} is not a field of this request`,
+              : `${clip(labelOf([...issue.path, key]))} is not a field of this request`,
         })
       }
       continue
     }
-    const field = String(issue.path[0] ?? '')
-    const label = labelOf(issue.path)
+    const field = clip(String(issue.path[0] ?? ''))
+    const label = clip(labelOf(issue.path))
     const value = valueAt(body, issue.path)
     let code: string
     let message: string
@@ -254,7 +274,9 @@ export function validateBody<T>(
               : 'out_of_range'
         message =
           issue.origin === 'string'
-            ? `${label} must be at most ${String((issue as { maximum?: unknown }).maximum)} characters long`
+            ? issue.code === 'too_small'
+              ? `${label} must be at least ${String(issue.minimum)} characters long`
+              : `${label} must be at most ${String(issue.maximum)} characters long`
             : issue.origin === 'array'
               ? `${label} must list ${issue.code === 'too_small' ? `at least ${String((issue as { minimum?: unknown }).minimum)}` : `at most ${String((issue as { maximum?: unknown }).maximum)}`} entries`
               : `${label} is out of range`
@@ -267,7 +289,7 @@ export function validateBody<T>(
         const isScope = typeof value === 'string' && SCOPE_PATTERN.test(value)
         code = isScope ? 'unknown_scope' : 'invalid_format'
         message = isScope
-          ? `${label} "${value}" is not in the scope catalog (${issue.values.join(', ')})`
+          ? `${label} "${echo(value)}" is not in the scope catalog (${issue.values.join(', ')})`
           : typeof value === 'string'
             ? `${label} "${echo(value)}" is not a scope of the form <resource>:<access> in the catalog (${issue.values.join(', ')})`
             : `${label} must be one of ${issue.values.join(', ')}`
@@ -286,9 +308,9 @@ export function validateBody<T>(
     const special = messages[field]?.(issue)
     errors.push({
       field,
-      pointer: pointerOf(issue.path),
+      pointer: clip(pointerOf(issue.path)),
       code,
-      message: special ?? message,
+      message: clip(special ?? message, MESSAGE_MAX),
     })
   }
   // One problem can raise two issues (1e20 is both too big and not an integer).

@@ -5,15 +5,20 @@ import { createRateLimiter } from '../src/rate-limit.ts'
 
 const stored = { status: 201, headers: [], body: '{}' }
 
-it('keeps at most maxEntries idempotency keys, dropping the oldest', () => {
+it('refuses a new idempotency key past maxEntries live keys, dropping none, and takes it once they expire', () => {
   const store = createIdempotencyStore({ ttlMs: 60_000, maxEntries: 3 })
-  for (let i = 0; i < 10; i++) {
-    expect(store.begin(`k${i}`, 'body', 0).kind).toBe('new')
+  for (let i = 0; i < 3; i++) {
+    expect(store.begin(`k${i}`, 'body', 0, `acct${i}`).kind).toBe('new')
     store.complete(`k${i}`, stored)
   }
+  expect(store.begin('k3', 'body', 0, 'acct3')).toEqual({
+    kind: 'full',
+    option: 'idempotency.maxEntries',
+    max: 3,
+  })
   expect(store.size).toBe(3)
-  expect(store.begin('k9', 'body', 0).kind).toBe('replay')
-  expect(store.begin('k0', 'body', 0).kind).toBe('new')
+  expect(store.begin('k0', 'body', 0, 'acct0').kind).toBe('replay')
+  expect(store.begin('k3', 'body', 60_000, 'acct3').kind).toBe('new')
 })
 
 it('drops idempotency keys whose window has passed on the sandbox clock', () => {

@@ -33,7 +33,19 @@ it('settles every default in one place', () => {
     errorFormat: 'problemJson',
     maxBodyBytes: 1_048_576,
     clockAfterSet: 'frozen',
-    idempotency: { ttlSeconds: 86_400, maxEntries: 10_000 },
+    idempotency: {
+      ttlSeconds: 86_400,
+      maxEntries: 50_000,
+      maxEntriesPerAccount: 1_000,
+    },
+    limits: {
+      customersPerAccount: 10_000,
+      tokensPerAccount: 10_000,
+      records: 300_000,
+      accounts: 10_000,
+      scenarios: 1_000,
+      snapshots: 10,
+    },
     journalLimit: 1000,
     adminToken: undefined,
     onRequest: undefined,
@@ -53,7 +65,7 @@ it('merges partial nested options with their defaults', () => {
   })
   expect(
     resolveOptions({ idempotency: { ttlSeconds: 60 } }).idempotency,
-  ).toEqual({ ttlSeconds: 60, maxEntries: 10_000 })
+  ).toEqual({ ttlSeconds: 60, maxEntries: 50_000, maxEntriesPerAccount: 1_000 })
   expect(
     resolveOptions({ baseUrl: 'https://api.acme.test/api' }).baseUrl?.href,
   ).toBe('https://api.acme.test/api')

@@ -1,0 +1,91 @@
+import type { Database } from './db.ts'
+import { SandboxError } from './errors.ts'
+import type { ResolvedOptions } from './options.ts'
+
+/**
+ * A store of the sandbox is full. A `RangeError`, as the JavaScript API
+ * throws for values out of bounds; the HTTP surface answers it with
+ * `409 limit_reached`.
+ *
+ * @example
+ * try { sandbox.scenarios.next('*', { status: 503 }) } catch (error) { error instanceof RangeError }
+ */
+export class LimitReachedError extends RangeError {
+  /** The option that sets the limit, e.g. `limits.scenarios`. */
+  readonly option: string
+
+  constructor(option: string, message: string) {
+    super(message)
+    this.name = 'LimitReachedError'
+    this.option = option
+  }
+}
+
+/** The sentence every limit message ends with: how to make room. */
+export const limitHint = (option: string, remedy: string): string =>
+  `${remedy}, or raise the option "${option}" (createSandbox({ ${option.replace('.', ': { ')}: N }${option.includes('.') ? ' }' : ''}) or --${option.split('.')[0]} ${option.split('.')[1] ?? option}=N).`
+
+/**
+ * The `409 limit_reached` problem for a full store, naming the limit and its
+ * option.
+ *
+ * @example
+ * throw limitReached(new LimitReachedError('limits.scenarios', '…'))
+ */
+export function limitReached(error: LimitReachedError): SandboxError {
+  return new SandboxError('limit_reached', error.message)
+}
+
+/**
+ * Checks that one more record of `kind` fits every limit that bounds it, or
+ * throws a `LimitReachedError` that names the limit and its option. Nothing
+ * is awaited between this check and the insert it guards.
+ *
+ * @example
+ * checkRoom(ctx.db, ctx.options, 'customer', principal.accountId)
+ */
+export function checkRoom(
+  db: Database,
+  options: ResolvedOptions,
+  kind: 'customer' | 'token' | 'account',
+  accountId?: string,
+  pending = 0,
+): void {
+  const { limits } = options
+  const reset = 'Reset the sandbox (POST /__sandbox/reset or sandbox.reset())'
+  if (kind === 'account') {
+    const accounts = db.accountCount() + pending
+    if (accounts >= limits.accounts) {
+      throw new LimitReachedError(
+        'limits.accounts',
+        `The sandbox holds ${accounts} accounts, the most that limits.accounts (${limits.accounts}) allows; no account was made. ${limitHint('limits.accounts', reset)}`,
+      )
+    }
+  } else {
+    const option =
+      kind === 'customer'
+        ? 'limits.customersPerAccount'
+        : 'limits.tokensPerAccount'
+    const max =
+      kind === 'customer' ? limits.customersPerAccount : limits.tokensPerAccount
+    const held =
+      kind === 'customer'
+        ? db.customersOf(accountId!).length
+        : db.tokensOf(accountId!).length
+    if (held >= max) {
+      throw new LimitReachedError(
+        option,
+        `This account holds ${held} ${kind}s, the most that ${option} (${max}) allows; nothing was stored. ${limitHint(option, reset)}`,
+      )
+    }
+  }
+  // An account comes with its API key: two records.
+  const adding = kind === 'account' ? 2 : 1
+  const records = db.recordCount() + pending * 2
+  if (records + adding > limits.records) {
+    throw new LimitReachedError(
+      'limits.records',
+      `The sandbox holds ${records} records (accounts, API keys, customers and tokens), the most that limits.records (${limits.records}) allows; nothing was stored. ${limitHint('limits.records', reset)}`,
+    )
+  }
+}
