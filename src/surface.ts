@@ -1,6 +1,7 @@
 import { readBearer } from './auth.ts'
 import type { SandboxContext } from './context.ts'
 import { SandboxError } from './errors.ts'
+import { reportUnexpected } from './report.ts'
 import { constantTimeEqual } from './secrets.ts'
 import { parseJsonObject, readBody, validateBody } from './validation.ts'
 import type { z } from 'zod'
@@ -18,7 +19,7 @@ const render = (
   requestId: string,
   error: unknown,
 ): Response => {
-  if (!(error instanceof SandboxError)) console.error(error)
+  if (!(error instanceof SandboxError)) reportUnexpected(error, requestId)
   const sandboxError =
     error instanceof SandboxError
       ? error
