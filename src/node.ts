@@ -356,16 +356,21 @@ export async function createSandboxServer(
   }
 
   /** Writes an answer; a body still coming is not read but cut off. */
-  const send = (
+  const send = async (
     req: IncomingMessage,
     res: ServerResponse,
     response: Response,
-  ): Promise<void> | void => {
+  ): Promise<void> => {
     // @note Node would read (and drop) the rest of the body to keep the
     // connection: after an early refusal that can be gigabytes. Closing
-    // (`Connection: close`) makes it destroy the socket once the answer is out.
-    if (!req.complete) res.shouldKeepAlive = false
-    return sendResponse(res, response)
+    // (`Connection: close`) makes it destroy the socket once the answer is
+    // out. What already arrived is parsed first (one turn of the event
+    // loop), so that a small body sent with its headers keeps the connection.
+    if (!req.complete) {
+      await new Promise((resolve) => setImmediate(resolve))
+      if (!req.complete) res.shouldKeepAlive = false
+    }
+    await sendResponse(res, response)
   }
 
   /** Answers a request the edge refused, before anything else read it. */
@@ -405,14 +410,10 @@ export async function createSandboxServer(
   ): Promise<void> => {
     const verdict = edge.check(req)
     if (verdict instanceof SandboxError) {
-      // @note After what has already arrived is parsed: a body that came
-      // with the headers keeps the connection; one still coming closes it.
-      await new Promise((resolve) => setImmediate(resolve))
       return refuse(req, res, verdict, started)
     }
     // node:http keeps one header more than the limit, so that more shows.
     if (req.rawHeaders.length / 2 > maxHeadersCount) {
-      await new Promise((resolve) => setImmediate(resolve))
       return refuse(
         req,
         res,
