@@ -590,9 +590,14 @@ function createProgress(
 }
 
 function formatLog(log: RequestLog, paint: Paint): string {
-  const status = String(log.status)
+  // Status 0: a scenario dropped the connection unanswered.
+  const status = log.status === 0 ? 'network_error' : String(log.status)
   const colour =
-    log.status >= 500 ? 'red' : log.status >= 400 ? 'yellow' : 'green'
+    log.status >= 500 || log.status === 0
+      ? 'red'
+      : log.status >= 400
+        ? 'yellow'
+        : 'green'
   const time = new Date().toISOString().slice(11, 23)
   return `${paint('gray', time)} ${log.method.padEnd(6)} ${log.path} ${paint(colour, status)} ${log.duration_ms.toFixed(1)}ms${
     log.account_id ? ` ${log.account_id}` : ''
