@@ -9,8 +9,8 @@ import { SandboxError } from './errors.ts'
 
 /** What the edge settles about one request that it lets through. */
 export interface EdgeVerdict {
-  /** The request's URL, built from its path against a fixed base, never from `Host`. */
-  url: URL
+  /** The request's URL, built (when first read) from its path against a fixed base, never from `Host`. */
+  readonly url: URL
   /** The path as sent, query excluded. */
   path: string
   /** Whether the path is the admin surface (`/__sandbox/*`). */
@@ -145,6 +145,8 @@ export function createEdge(options: EdgeOptions): Edge {
     }),
   )
 
+  const hostnames = new Map<string, string | undefined>()
+
   return {
     check(req) {
       const target = req.url ?? ''
@@ -171,7 +173,13 @@ export function createEdge(options: EdgeOptions): Edge {
           )
         }
       } else {
-        hostname = hostnameOf(host)
+        hostname = hostnames.get(host)
+        if (hostname === undefined && !hostnames.has(host)) {
+          hostname = hostnameOf(host)
+          // A few names come again and again: parse each once.
+          if (hostnames.size >= 256) hostnames.clear()
+          hostnames.set(host, hostname)
+        }
         if (hostname === undefined) {
           return new SandboxError(
             'invalid_host',
@@ -182,22 +190,28 @@ export function createEdge(options: EdgeOptions): Edge {
 
       const query = target.indexOf('?')
       const path = query === -1 ? target : target.slice(0, query)
-      let url: URL
-      try {
-        url = new URL(FIXED_BASE + target)
-      } catch {
-        return new SandboxError(
-          'invalid_request',
-          'The request target is not a valid path.',
-        )
+      // @note Only a target naming __sandbox can be (or normalise to) the
+      // admin surface; the others, the operations above all, need no URL.
+      let url: URL | undefined
+      if (target.includes('__sandbox')) {
+        url = toUrl(target)
+        if (url === undefined) {
+          return new SandboxError(
+            'invalid_request',
+            'The request target is not a valid path.',
+          )
+        }
       }
-      // @note The normalised path decides (`/v1/../__sandbox/export` is the
-      // export), and any segment named __sandbox counts: a base path may
-      // precede it.
-      const surface = /(?:^|\/)__sandbox(?:\/|$)/.test(url.pathname)
+      // The normalised path decides (`/v1/../__sandbox/export` is the export),
+      // and any segment named __sandbox counts: a base path may precede it.
+      const surface =
+        url !== undefined && /(?:^|\/)__sandbox(?:\/|$)/.test(url.pathname)
       const origin = req.headers.origin ?? null
       const verdict: EdgeVerdict = {
-        url,
+        get url() {
+          url ??= toUrl(target) ?? new URL(`${FIXED_BASE}/`)
+          return url
+        },
         path,
         surface,
         origin,
@@ -236,7 +250,7 @@ export function createEdge(options: EdgeOptions): Edge {
           `The admin surface takes ${req.method} from this machine's pages only, and the browser says this one comes from another site (Sec-Fetch-Site: cross-site).`,
         )
       }
-      if (url.searchParams.get('secrets') === 'include') {
+      if (url!.searchParams.get('secrets') === 'include') {
         if (!trusted) {
           return new SandboxError(
             'forbidden_origin',
@@ -257,6 +271,15 @@ export function createEdge(options: EdgeOptions): Edge {
       }
       return verdict
     },
+  }
+}
+
+/** The URL of a request target (a path) against the fixed base, or undefined. */
+function toUrl(target: string): URL | undefined {
+  try {
+    return new URL(FIXED_BASE + target)
+  } catch {
+    return undefined
   }
 }
 

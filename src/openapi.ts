@@ -355,6 +355,9 @@ export function createOpenApiDocument(
         ),
       }),
       '400': problemResponse(['invalid_json']),
+      // The standalone server's edge (issue 14): foreign origins, rebinding.
+      '403': problemResponse(['forbidden_origin']),
+      '421': problemResponse(['host_not_allowed']),
       '422': problemResponse(['validation_failed']),
     },
   })
