@@ -183,3 +183,26 @@ it('answers 500 with a request id and keeps serving when an answer cannot be bui
   expect(printed).toContain(problem.request_id)
   expect(printed).not.toMatch(/\n\s+at /)
 })
+
+it('prints the stack of an internal error only when SANDBOX_DEBUG=1 asks', async () => {
+  const errors = vi.spyOn(console, 'error').mockImplementation(() => {})
+  const { url } = await start({
+    errorFormat: () => {
+      throw new Error('the error format failed')
+    },
+  })
+  const before = process.env.SANDBOX_DEBUG
+  process.env.SANDBOX_DEBUG = '1'
+  try {
+    expect(
+      (await fetch(`${url}/v1/customers`, { method: 'POST' })).status,
+    ).toBe(500)
+  } finally {
+    if (before === undefined) delete process.env.SANDBOX_DEBUG
+    else process.env.SANDBOX_DEBUG = before
+  }
+  const printed = errors.mock.calls.map((call) => call.join(' ')).join('\n')
+  expect(printed).toMatch(
+    /the error format failed\n\s*Error: the error format failed\n\s+at /,
+  )
+})
