@@ -17,19 +17,38 @@ const seconds = process.argv.includes('--ci')
   : Number(process.env.SOAK_SECONDS ?? 600)
 const POOL = 500
 
+// Logging on, as the CLI runs without --quiet: the request log (onLog) is
+// part of what must stay bounded. Its lines are counted, not kept.
 const child = spawn(
   process.execPath,
-  ['dist/bin.js', '--port', '0', '--quiet', '--rate-limit', '100000/1s'],
+  [
+    'dist/bin.js',
+    '--port',
+    '0',
+    '--log-format',
+    'json',
+    '--rate-limit',
+    '100000/1s',
+  ],
   {
     stdio: ['ignore', 'pipe', 'inherit'],
   },
 )
+let logLines = 0
 const url = await new Promise<string>((resolve, reject) => {
   let out = ''
+  let found = false
   child.stdout!.on('data', (chunk: Buffer) => {
+    for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1))
+      logLines++
+    if (found) return
     out += chunk
     const match = /http:\/\/127\.0\.0\.1:\d+/.exec(out)
-    if (match) resolve(match[0])
+    if (match) {
+      found = true
+      out = ''
+      resolve(match[0])
+    }
   })
   child.on('exit', (code) =>
     reject(new Error(`the server exited with ${code}`)),
@@ -126,5 +145,8 @@ console.log(
 )
 console.log(
   `  data at the end: ${state.customers.length} customers, ${state.tokens.length} tokens`,
+)
+console.log(
+  `  logging on: ${logLines} log lines; RSS first ${samples[0]?.mb.toFixed(0)} MB, last ${samples.at(-1)?.mb.toFixed(0)} MB`,
 )
 if (errors > 0 || !flat) process.exitCode = 1

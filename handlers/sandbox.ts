@@ -17,6 +17,7 @@ import {
 import packageJson from '../package.json' with { type: 'json' }
 import { createOpenApiDocument } from '../src/openapi.ts'
 import type { Scenario } from '../src/scenarios.ts'
+import { maskSession } from '../src/secrets.ts'
 import { runSurface, type SurfaceCall } from '../src/surface.ts'
 import { clip } from '../src/validation.ts'
 import { LimitReachedError } from '../src/limits.ts'
@@ -248,7 +249,21 @@ export function sandboxRoutes(
         now: sandbox.clock.now().toISOString(),
       })
     }),
-    route('GET', 'export', () => json(200, sandbox.export())),
+    route('GET', 'export', (call) => {
+      const secrets = call.url.searchParams.get('secrets')
+      if (secrets !== null && secrets !== 'include' && secrets !== 'mask') {
+        throw validationError([
+          {
+            field: 'secrets',
+            code: 'invalid_value',
+            message: 'secrets must be "include" or "mask"',
+          },
+        ])
+      }
+      // @note Masked unless asked: an export shared or leaked gives no key away.
+      const session = sandbox.export()
+      return json(200, secrets === 'include' ? session : maskSession(session))
+    }),
     route('GET', 'latency', latencyNow),
     route('POST', 'latency', async (call) => {
       const { min_ms, max_ms } = await call.body(LatencyBodySchema)

@@ -192,6 +192,55 @@ export const LEDGER: readonly LedgerItem[] = [
     value: (o) => o.limits,
   },
   {
+    id: 'limits.headers-timeout',
+    interface: 'Timeouts: not shown.',
+    default:
+      "The standalone server waits 10 s for a request's headers, then answers `408 request_timeout` and closes the connection. (A server option: the sandbox reports no value.)",
+    option: 'headersTimeout',
+  },
+  {
+    id: 'limits.request-timeout',
+    interface: 'Timeouts: not shown.',
+    default:
+      'The standalone server waits 30 s for a whole request, body included, then answers `408 request_timeout` and closes the connection. (A server option.)',
+    option: 'requestTimeout',
+  },
+  {
+    id: 'limits.keep-alive-timeout',
+    interface: 'Connection reuse: not shown.',
+    default:
+      'The standalone server closes a keep-alive connection after 5 s idle. (A server option.)',
+    option: 'keepAliveTimeout',
+  },
+  {
+    id: 'limits.header-count',
+    interface: 'Size limits: not shown.',
+    default:
+      'The standalone server takes at most 100 header fields per request (and 16 KiB of headers); more is `431 headers_too_large`. (A server option.)',
+    option: 'maxHeadersCount',
+  },
+  {
+    id: 'limits.connections',
+    interface: 'Concurrency limits: not shown.',
+    default:
+      'The standalone server keeps at most 1024 connections open; node:http closes any beyond at once, unanswered. (A server option.)',
+    option: 'maxConnections',
+  },
+  {
+    id: 'admin.origins',
+    interface: "Not shown (the sandbox's own surface).",
+    default:
+      "The standalone server's `/__sandbox/*` grants CORS to its own origin and loopback origins only; POST and DELETE from any other `Origin` (or `Sec-Fetch-Site: cross-site`) are `403 forbidden_origin`. (A server option.)",
+    option: 'adminOrigins',
+  },
+  {
+    id: 'admin.hosts',
+    interface: "Not shown (the sandbox's own surface).",
+    default:
+      'On a standalone server listening on loopback, `/__sandbox/*` answers loopback `Host`s only; any other is `421 host_not_allowed` (DNS rebinding). `/v1` and `/v2` answer any valid `Host`. (A server option.)',
+    option: 'allowedHosts',
+  },
+  {
     id: 'limits.token-lifetime',
     interface: 'Token lifetime bounds: not shown.',
     default:

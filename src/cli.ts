@@ -37,11 +37,19 @@ Server
   --port N                 port, 0 for a free one (default 4100, env PORT)
   --host HOST              interface (default 127.0.0.1, env HOST); beyond loopback needs --admin-token
   --admin-token TOKEN      guards /__sandbox/* (env SANDBOX_ADMIN_TOKEN, at least 16 characters)
+  --admin-origins LIST     origins besides loopback ones that may call /__sandbox/* from a browser
+  --allowed-hosts LIST     Host names besides loopback ones that /__sandbox/* answers on loopback
+  --headers-timeout MS     time to send a request's headers, then 408 (default 10000)
+  --request-timeout MS     time to send a whole request, then 408 (default 30000)
+  --keep-alive-timeout MS  idle keep-alive connections close after this (default 5000)
+  --max-headers-count N    most header fields per request, then 431 (default 100)
+  --max-connections N      most open connections; more are closed at once (default 1024)
   --data-file PATH         keep the data in a JSON file, saved at most 1 s after each change (env SANDBOX_DATA_FILE)
   --from FILE              start from a session that GET /__sandbox/export wrote (replays it exactly)
   --config FILE            read options from a JSON file (same names as the JavaScript options)
   --log-format pretty|json request log format (default pretty, env SANDBOX_LOG_FORMAT)
   --quiet                  print the URL only, no banner and no request log
+  --debug                  print the stack of an internal error (env SANDBOX_DEBUG=1)
   -h, --help               show this help
   -v, --version            show the version
 
@@ -81,6 +89,14 @@ const FLAGS = {
   port: { type: 'string' },
   host: { type: 'string' },
   'admin-token': { type: 'string' },
+  'admin-origins': { type: 'string' },
+  'allowed-hosts': { type: 'string' },
+  'headers-timeout': { type: 'string' },
+  'request-timeout': { type: 'string' },
+  'keep-alive-timeout': { type: 'string' },
+  'max-headers-count': { type: 'string' },
+  'max-connections': { type: 'string' },
+  debug: { type: 'boolean' },
   'data-file': { type: 'string' },
   from: { type: 'string' },
   config: { type: 'string' },
@@ -250,6 +266,13 @@ const CONFIG_KEYS = new Set([
   'port',
   'host',
   'adminToken',
+  'adminOrigins',
+  'allowedHosts',
+  'headersTimeout',
+  'requestTimeout',
+  'keepAliveTimeout',
+  'maxHeadersCount',
+  'maxConnections',
   'dataFile',
   'logFormat',
   'quiet',
@@ -374,6 +397,21 @@ async function resolveSettings(
   if (str('host') !== undefined) options.host = str('host')!
   if (str('admin-token') !== undefined) options.adminToken = str('admin-token')!
   if (str('data-file') !== undefined) options.dataFile = str('data-file')!
+  if (str('admin-origins') !== undefined)
+    options.adminOrigins = list(str('admin-origins')!)
+  if (str('allowed-hosts') !== undefined)
+    options.allowedHosts = list(str('allowed-hosts')!)
+  for (const [flag, option] of [
+    ['headers-timeout', 'headersTimeout'],
+    ['request-timeout', 'requestTimeout'],
+    ['keep-alive-timeout', 'keepAliveTimeout'],
+    ['max-headers-count', 'maxHeadersCount'],
+    ['max-connections', 'maxConnections'],
+  ] as const) {
+    if (str(flag) !== undefined) options[option] = int(flag, str(flag)!)
+  }
+  // @note Read where the error is reported (src/report.ts), in this process.
+  if (v.debug) process.env.SANDBOX_DEBUG = '1'
   if (str('log-format') !== undefined)
     settings.logFormat = oneOf('log-format', str('log-format')!, [
       'pretty',
@@ -604,9 +642,14 @@ function createProgress(
 }
 
 function formatLog(log: RequestLog, paint: Paint): string {
-  const status = String(log.status)
+  // Status 0: a scenario dropped the connection unanswered.
+  const status = log.status === 0 ? 'network_error' : String(log.status)
   const colour =
-    log.status >= 500 ? 'red' : log.status >= 400 ? 'yellow' : 'green'
+    log.status >= 500 || log.status === 0
+      ? 'red'
+      : log.status >= 400
+        ? 'yellow'
+        : 'green'
   const time = new Date().toISOString().slice(11, 23)
   return `${paint('gray', time)} ${log.method.padEnd(6)} ${log.path} ${paint(colour, status)} ${log.duration_ms.toFixed(1)}ms${
     log.account_id ? ` ${log.account_id}` : ''

@@ -4,10 +4,11 @@ import {
   type ServerResponse,
 } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
+import type { Duplex } from 'node:stream'
 import { readFile, stat } from 'node:fs/promises'
 import { extname, resolve as resolvePath, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { toNodeHandler } from 'srvx/node'
+import { NodeRequest, sendNodeResponse } from 'srvx/node'
 import { createSandboxCore } from './sandbox-core.ts'
 import { DirectResponse, IncomingCall, sendResponse } from './node-direct.ts'
 import {
@@ -18,7 +19,9 @@ import {
   type DataFileWriter,
   type FlushInfo,
 } from './data-file.ts'
-import { SandboxError } from './errors.ts'
+import { problemJson, SandboxError, STATUS_TEXT } from './errors.ts'
+import { createEdge, type EdgeVerdict } from './node-edge.ts'
+import { reportUnexpected } from './report.ts'
 import type { JournalEntry } from './journal.ts'
 import type { SandboxOptions } from './options.ts'
 import type { SandboxCore } from './sandbox.ts'
@@ -62,6 +65,54 @@ export interface SandboxServerOptions extends SandboxOptions {
    * @default 200
    */
   dataFileDelayMs?: number
+  /**
+   * Origins besides the server's own and loopback ones (`http(s)://localhost`,
+   * `127.x.x.x`, `[::1]` on any port) that may call `/__sandbox/*` from a
+   * browser. Any other `Origin` gets no CORS grant there, and its POST and
+   * DELETE calls are `403 forbidden_origin`.
+   * @default []
+   * @example createSandboxServer({ adminOrigins: ['https://dev.example.test'] })
+   */
+  adminOrigins?: readonly string[]
+  /**
+   * Host names besides loopback ones that `/__sandbox/*` answers on a server
+   * listening on loopback (a local proxy's name); any other `Host` is
+   * `421 host_not_allowed` there, which stops DNS rebinding.
+   * @default []
+   * @example createSandboxServer({ allowedHosts: ['sandbox.internal'] })
+   */
+  allowedHosts?: readonly string[]
+  /**
+   * Milliseconds a client has to send a request's headers; then `408 request_timeout` and the connection closes.
+   * @default 10000
+   * @example createSandboxServer({ headersTimeout: 5_000 })
+   */
+  headersTimeout?: number
+  /**
+   * Milliseconds a client has to send a whole request, body included; then
+   * `408 request_timeout` and the connection closes. At least `headersTimeout`.
+   * @default 30000
+   * @example createSandboxServer({ requestTimeout: 60_000 })
+   */
+  requestTimeout?: number
+  /**
+   * Milliseconds an idle keep-alive connection stays open.
+   * @default 5000
+   * @example createSandboxServer({ keepAliveTimeout: 1_000 })
+   */
+  keepAliveTimeout?: number
+  /**
+   * The most header fields a request may carry; more is `431 headers_too_large`.
+   * @default 100
+   * @example createSandboxServer({ maxHeadersCount: 200 })
+   */
+  maxHeadersCount?: number
+  /**
+   * The most open connections; node:http closes any beyond at once.
+   * @default 1024
+   * @example createSandboxServer({ maxConnections: 4096 })
+   */
+  maxConnections?: number
   /** Called once per request answered. */
   onLog?: (log: RequestLog) => void
   /** Called after each completed write of the data file. */
@@ -95,6 +146,15 @@ export const CORS_ALLOW_HEADERS =
 export const CORS_EXPOSE_HEADERS =
   'X-Request-Id, Retry-After, RateLimit, RateLimit-Policy, Idempotent-Replayed, WWW-Authenticate, Allow'
 
+/** Defaults of the server's limits, in milliseconds and counts. */
+export const DEFAULT_SERVER_LIMITS = {
+  headersTimeout: 10_000,
+  requestTimeout: 30_000,
+  keepAliveTimeout: 5_000,
+  maxHeadersCount: 100,
+  maxConnections: 1024,
+} as const
+
 const LOOPBACK = /^(127(?:\.\d{1,3}){3}|::1|localhost|\[::1\])$/i
 
 /** Whether `host` only accepts connections from this machine. */
@@ -125,8 +185,40 @@ export async function createSandboxServer(
     onLog,
     onFlush,
     playground = PLAYGROUND_DIR,
+    adminOrigins = [],
+    allowedHosts = [],
+    headersTimeout = DEFAULT_SERVER_LIMITS.headersTimeout,
+    requestTimeout = DEFAULT_SERVER_LIMITS.requestTimeout,
+    keepAliveTimeout = DEFAULT_SERVER_LIMITS.keepAliveTimeout,
+    maxHeadersCount = DEFAULT_SERVER_LIMITS.maxHeadersCount,
+    maxConnections = DEFAULT_SERVER_LIMITS.maxConnections,
     ...sandboxOptions
   } = options
+  const limits = {
+    headersTimeout,
+    requestTimeout,
+    keepAliveTimeout,
+    maxHeadersCount,
+    maxConnections,
+  }
+  for (const [name, value] of Object.entries(limits)) {
+    if (!Number.isInteger(value) || value < 1 || value > 2 ** 31 - 1) {
+      throw new RangeError(
+        `Failed to start the sandbox server: ${name} must be a whole number from 1 to 2147483647 (got ${String(value)}).`,
+      )
+    }
+  }
+  if (headersTimeout > requestTimeout) {
+    throw new RangeError(
+      `Failed to start the sandbox server: headersTimeout (${headersTimeout}) must not exceed requestTimeout (${requestTimeout}).`,
+    )
+  }
+  const edge = createEdge({
+    loopback: isLoopback(host),
+    adminOrigins,
+    allowedHosts,
+    adminToken: sandboxOptions.adminToken,
+  })
   if (!Number.isInteger(port) || port < 0 || port > 65_535) {
     throw new RangeError(
       `Failed to start the sandbox server: port must be a whole number from 0 to 65535 (got ${String(port)}).`,
@@ -140,7 +232,6 @@ export async function createSandboxServer(
   }
 
   let writer: DataFileWriter | undefined
-  const pending = new Map<string, JournalEntry>()
   const { sandbox, router } = createSandboxCore(
     {
       // A replayed session keeps the determinism it was recorded with.
@@ -148,7 +239,9 @@ export async function createSandboxServer(
       ...sandboxOptions,
       onRequest(entry) {
         sandboxOptions.onRequest?.(entry)
-        if (onLog) pending.set(entry.request_id, entry)
+        // @note Logged from the journal entry, not kept until the answer is
+        // sent: a network error is never sent, and the entry would stay.
+        if (onLog) onLog(logOf(entry))
         if (entry.status >= 200 && entry.status < 300) writer?.markDirty()
       },
     },
@@ -157,7 +250,8 @@ export async function createSandboxServer(
     {
       Response: DirectResponse,
       streamedBodies: true,
-      responseHeaders: (request) => corsHeaders(request.headers.get('origin')),
+      responseHeaders: (request) =>
+        corsHeaders(request.headers.get('origin'), true),
     },
   )
   await sandbox.ready
@@ -188,28 +282,28 @@ export async function createSandboxServer(
   }
 
   const baseOrigin = sandbox.options.baseUrl?.origin
-  const fetchHandler = async (request: Request): Promise<Response> => {
+  const fetchHandler = async (
+    request: Request,
+    verdict: EdgeVerdict,
+  ): Promise<Response> => {
     const started = performance.now()
-    const origin = request.headers.get('origin')
+    const { origin } = verdict
     if (
       request.method === 'OPTIONS' &&
       request.headers.has('access-control-request-method')
     ) {
-      return new Response(null, {
-        status: 204,
-        headers: [
-          ...corsHeaders(origin),
-          ['access-control-allow-methods', 'GET, POST, DELETE, OPTIONS'],
-          ['access-control-allow-headers', CORS_ALLOW_HEADERS],
-          ['access-control-max-age', '600'],
-        ],
-      })
+      return preflight(
+        origin,
+        request.headers.get('access-control-request-headers'),
+        !verdict.surface,
+      )
     }
     // @note With a baseUrl, its path prefix applies on the server's own origin.
     const routed =
       baseOrigin === undefined ? request : rebase(request, baseOrigin)
     // The sandbox's answers carry the CORS headers already (`corsHeaders`).
-    let response = await (sandbox.handle(routed) ??
+    const handled = sandbox.handle(routed)
+    const response = await (handled ??
       serveFile(playground, request).then((file) =>
         withCors(file ?? notFound(sandbox, request), origin),
       ))
@@ -221,44 +315,76 @@ export async function createSandboxServer(
       node?.res?.destroy()
       return new Response(null, { status: 204 })
     }
-    // Parsed once, and only when used: the request path needs neither.
-    let path: string | undefined
-    const pathname = (): string => (path ??= new URL(request.url).pathname)
-    if (
-      writer &&
-      request.method !== 'GET' &&
-      response.status < 300 &&
-      pathname().includes('/__sandbox/')
-    ) {
-      writer.markDirty()
+    if (verdict.surface) {
+      // @note The admin surface never lets a browser send credentials, and a
+      // foreign origin gets no grant: its page cannot read the answer.
+      response.headers.delete('access-control-allow-credentials')
+      if (!verdict.trusted) {
+        response.headers.delete('access-control-allow-origin')
+        response.headers.delete('access-control-expose-headers')
+      }
+      if (writer && request.method !== 'GET' && response.status < 300) {
+        writer.markDirty()
+      }
     }
-    settle(request.method, pathname, response, started)
+    // The API's answers are in the journal and logged from there.
+    const journaled =
+      handled !== undefined &&
+      !verdict.surface &&
+      !verdict.url.pathname.endsWith('/openapi.json')
+    if (!journaled) log(request.method, verdict.url.pathname, response, started)
     return response
   }
 
-  /** What every answer gets before it is sent: 413's close, and the log. */
-  const settle = (
+  /** Logs an answer that the journal does not record (the surface, files, refusals). */
+  const log = (
     method: string,
-    pathname: () => string,
+    path: string,
     response: Response,
     started: number,
   ): void => {
-    // @note Past the limit the body is left unread: close rather than read it.
-    if (response.status === 413) response.headers.set('connection', 'close')
-    if (!onLog) return
-    const requestId = response.headers.get('x-request-id')
-    const entry = requestId === null ? undefined : pending.get(requestId)
-    if (requestId !== null) pending.delete(requestId)
-    onLog({
-      request_id: requestId,
+    onLog?.({
+      request_id: response.headers.get('x-request-id'),
       method,
-      path: pathname(),
+      path,
       status: response.status,
       duration_ms: Math.round((performance.now() - started) * 100) / 100,
-      account_id: entry?.account_id ?? null,
-      credential: entry?.credential ?? null,
-      code: entry?.code ?? null,
+      account_id: null,
+      credential: null,
+      code: null,
     })
+  }
+
+  /** Writes an answer; a body still coming is not read but cut off. */
+  const send = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    response: Response,
+  ): Promise<void> => {
+    // @note Node would read (and drop) the rest of the body to keep the
+    // connection: after an early refusal that can be gigabytes. Closing
+    // (`Connection: close`) makes it destroy the socket once the answer is
+    // out. What already arrived is parsed first (one turn of the event
+    // loop), so that a small body sent with its headers keeps the connection.
+    if (!req.complete) {
+      await new Promise((resolve) => setImmediate(resolve))
+      if (!req.complete) res.shouldKeepAlive = false
+    }
+    await sendResponse(res, response)
+  }
+
+  /** Answers a request the edge refused, before anything else read it. */
+  const refuse = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    error: SandboxError,
+    started: number,
+  ): Promise<void> | void => {
+    const requestId = newRequestId()
+    const response = error.toResponse(requestId, sandbox.options.errorFormat)
+    response.headers.set('x-request-id', requestId)
+    log(req.method ?? 'GET', (req.url ?? '').slice(0, 2048), response, started)
+    return send(req, res, response)
   }
 
   // The operations' paths skip srvx: no Request, URL or Headers is built for
@@ -268,37 +394,101 @@ export async function createSandboxServer(
     req: IncomingMessage,
     res: ServerResponse,
     resolve: (request: IncomingCall) => Promise<Response>,
-    path: string,
   ): Promise<void> => {
-    const started = performance.now()
     const response = await resolve(new IncomingCall(req))
     if (response.status === 0) {
       res.destroy()
       return
     }
-    settle(req.method!, () => path, response, started)
-    await sendResponse(res, response)
+    await send(req, res, response)
   }
 
-  const nodeHandler = toNodeHandler(fetchHandler)
-  const sockets = new Set<Socket>()
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    const target = req.url ?? ''
-    const query = target.indexOf('?')
-    const path = query === -1 ? target : target.slice(0, query)
-    const resolve =
-      req.method === 'POST' && path.startsWith('/')
-        ? router.operation(req.method, path)
-        : undefined
-    if (resolve) {
-      direct(req, res, resolve, path).catch((error: unknown) => {
-        console.error(error)
-        if (!res.headersSent) res.writeHead(500)
-        res.end()
-      })
-    } else {
-      void nodeHandler(req as never, res as never)
+  const serve = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    started: number,
+  ): Promise<void> => {
+    const verdict = edge.check(req)
+    if (verdict instanceof SandboxError) {
+      return refuse(req, res, verdict, started)
     }
+    // node:http keeps one header more than the limit, so that more shows.
+    if (req.rawHeaders.length / 2 > maxHeadersCount) {
+      return refuse(
+        req,
+        res,
+        new SandboxError(
+          'headers_too_large',
+          `The request has more than ${maxHeadersCount} header fields, the limit of the maxHeadersCount option (--max-headers-count).`,
+        ),
+        started,
+      )
+    }
+    const resolve =
+      req.method === 'POST' ? router.operation('POST', verdict.path) : undefined
+    if (resolve) return direct(req, res, resolve)
+    const request = new NodeRequest({ req, res })
+    // @note srvx would build the URL from `Host`; the edge built it from the
+    // path. `_url` is srvx's documented slot for a URL built elsewhere.
+    Object.assign(request, { _url: verdict.url })
+    await send(req, res, await fetchHandler(request, verdict))
+  }
+
+  /** Turns what nobody planned into a 500 problem; the process keeps serving. */
+  const lastResort = (res: ServerResponse, error: unknown): void => {
+    const requestId = newRequestId()
+    reportUnexpected(error, requestId)
+    if (res.headersSent || res.destroyed) {
+      res.destroy()
+      return
+    }
+    const response = new SandboxError(
+      'internal_error',
+      'The sandbox failed to answer this request; this is a bug in the sandbox, please report it with the request id.',
+    ).toResponse(requestId, problemJson)
+    response.headers.set('x-request-id', requestId)
+    res.shouldKeepAlive = false
+    sendNodeResponse(res, response).catch(() => res.destroy())
+  }
+
+  const sockets = new Set<Socket>()
+  const server = createServer(
+    {
+      headersTimeout,
+      requestTimeout,
+      // The edge answers a missing Host with a problem of its own.
+      requireHostHeader: false,
+      // How often node:http looks for timed-out requests: often enough for
+      // the smallest timeout to hold within a quarter of itself.
+      connectionsCheckingInterval: Math.max(
+        25,
+        Math.min(30_000, Math.floor(headersTimeout / 4)),
+      ),
+    },
+    (req: IncomingMessage, res: ServerResponse) => {
+      const started = performance.now()
+      try {
+        serve(req, res, started).catch((error: unknown) =>
+          lastResort(res, error),
+        )
+      } catch (error) {
+        lastResort(res, error)
+      }
+    },
+  )
+  server.keepAliveTimeout = keepAliveTimeout
+  // Counted by the edge, which answers 431 past the limit.
+  server.maxHeadersCount = maxHeadersCount + 1
+  server.maxConnections = maxConnections
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    // The answer node:http has begun on this socket, if any.
+    const open = Reflect.get(socket, '_httpMessage') as
+      ServerResponse | undefined
+    if (error.code === 'ECONNRESET' || !socket.writable || open?.headersSent) {
+      socket.destroy()
+      return
+    }
+    socket.end(clientErrorAnswer(error.code, limits), () => socket.destroy())
   })
   server.on('connection', (socket) => {
     sockets.add(socket)
@@ -447,15 +637,57 @@ const ANY_ORIGIN: [string, string][] = [
   ['access-control-expose-headers', CORS_EXPOSE_HEADERS],
 ]
 
-/** The CORS headers of an answer to a request from `origin`, as pairs. */
-function corsHeaders(origin: string | null): [string, string][] {
-  return origin === null
-    ? ANY_ORIGIN
-    : [
-        ['access-control-allow-origin', origin],
-        ['access-control-expose-headers', CORS_EXPOSE_HEADERS],
-        ['vary', 'Origin'],
-      ]
+const ORIGIN_SYNTAX = /^(?:null|https?:\/\/[A-Za-z0-9._~:[\]-]{1,300})$/i
+
+/**
+ * The CORS headers of an answer to a request from `origin`, as pairs: the
+ * origin reflected (with credentials allowed, for the API's paths), or `*`
+ * when there is none. A value that is no origin gets no grant.
+ */
+function corsHeaders(
+  origin: string | null,
+  credentials = false,
+): [string, string][] {
+  if (origin === null) return ANY_ORIGIN
+  if (!ORIGIN_SYNTAX.test(origin)) return [['vary', 'Origin']]
+  const headers: [string, string][] = [
+    ['access-control-allow-origin', origin],
+    ['access-control-expose-headers', CORS_EXPOSE_HEADERS],
+    ['vary', 'Origin'],
+  ]
+  if (credentials) headers.push(['access-control-allow-credentials', 'true'])
+  return headers
+}
+
+// RFC 9110 field names, comma-separated, as a preflight lists them.
+const HEADER_LIST =
+  /^[!#$%&'*+.^_`|~0-9A-Za-z-]+(?:\s*,\s*[!#$%&'*+.^_`|~0-9A-Za-z-]+)*$/
+
+/**
+ * The answer to a CORS preflight: the headers asked for are allowed as asked
+ * (`traceparent` and the like), and on the API's paths with credentials.
+ */
+function preflight(
+  origin: string | null,
+  requested: string | null,
+  api: boolean,
+): Response {
+  const allowHeaders =
+    requested !== null &&
+    requested.length <= 2048 &&
+    HEADER_LIST.test(requested.trim())
+      ? requested.trim()
+      : CORS_ALLOW_HEADERS
+  return new Response(null, {
+    status: 204,
+    headers: [
+      ...corsHeaders(origin, api),
+      ['access-control-allow-methods', 'GET, POST, DELETE, OPTIONS'],
+      ['access-control-allow-headers', allowHeaders],
+      ['access-control-max-age', '600'],
+      ['vary', 'Origin, Access-Control-Request-Headers'],
+    ],
+  })
 }
 
 function withCors(response: Response, origin: string | null): Response {
@@ -463,6 +695,59 @@ function withCors(response: Response, origin: string | null): Response {
     response.headers.set(name, value)
   }
   return response
+}
+
+/** The log line of a journal entry. */
+function logOf(entry: JournalEntry): RequestLog {
+  return {
+    request_id: entry.request_id,
+    method: entry.method,
+    path: entry.path,
+    status: entry.status,
+    duration_ms: Math.round(entry.duration_ms * 100) / 100,
+    account_id: entry.account_id,
+    credential: entry.credential,
+    code: entry.code,
+  }
+}
+
+const newRequestId = (): string =>
+  `req_${crypto.randomUUID().replaceAll('-', '').slice(0, 16)}`
+
+/**
+ * The raw answer to a request node:http could not take (a timeout, headers
+ * too large, malformed HTTP), as problem JSON that names the limit.
+ */
+function clientErrorAnswer(
+  code: string | undefined,
+  limits: { headersTimeout: number; requestTimeout: number },
+): string {
+  const error =
+    code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? new SandboxError(
+          'request_timeout',
+          `The request did not arrive in time: headers within ${limits.headersTimeout} ms (headersTimeout, --headers-timeout) and the whole request within ${limits.requestTimeout} ms (requestTimeout, --request-timeout).`,
+        )
+      : code === 'HPE_HEADER_OVERFLOW'
+        ? new SandboxError(
+            'headers_too_large',
+            "The request's headers are over 16 KiB, node:http's limit.",
+          )
+        : new SandboxError(
+            'invalid_request',
+            `This is not an HTTP/1.1 request the server can read (${code ?? 'malformed'}).`,
+          )
+  const requestId = newRequestId()
+  const body = JSON.stringify(error.toProblem(requestId))
+  return [
+    `HTTP/1.1 ${error.status} ${STATUS_TEXT[error.status] ?? ''}`,
+    'content-type: application/problem+json',
+    `content-length: ${Buffer.byteLength(body)}`,
+    `x-request-id: ${requestId}`,
+    'connection: close',
+    '',
+    body,
+  ].join('\r\n')
 }
 
 function notFound(sandbox: SandboxCore, request: Request): Response {

@@ -356,6 +356,9 @@ export function createOpenApiDocument(
         ),
       }),
       '400': problemResponse(['invalid_json']),
+      // The standalone server's edge (issue 14): foreign origins, rebinding.
+      '403': problemResponse(['forbidden_origin']),
+      '421': problemResponse(['host_not_allowed']),
       '422': problemResponse(['validation_failed']),
     },
   })
@@ -665,13 +668,25 @@ export function createOpenApiDocument(
         ),
       },
       '/__sandbox/export': {
-        get: surface(
-          'Export the session',
-          okJson(
-            'Options, data (secrets included), clock, journal and id positions: start a sandbox from it with createSandbox({ from }) or --from.',
-            ref('SandboxSession'),
+        get: {
+          ...surface(
+            'Export the session',
+            okJson(
+              'Options, data, clock, journal and id positions, with every secret masked (`"secrets": "masked"`) unless `?secrets=include`: start a sandbox from a full export with createSandbox({ from }) or --from.',
+              ref('SandboxSession'),
+            ),
           ),
-        ),
+          parameters: [
+            {
+              name: 'secrets',
+              in: 'query',
+              required: false,
+              description:
+                '`include` for the full secrets (on the standalone server: from this machine or with the admin token, never for a foreign Origin); `mask` (the default) masks them.',
+              schema: { type: 'string', enum: ['include', 'mask'] },
+            },
+          ],
+        },
       },
       '/__sandbox/assumptions': {
         get: surface(

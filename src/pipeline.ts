@@ -26,6 +26,7 @@ import type { StoredResponse } from './idempotency.ts'
 import { PERSONA_RATE_LIMIT, PERSONA_SLOW_MS } from './personas.ts'
 import { sleep, hashString } from './_utils.ts'
 import { isoTime } from './clock.ts'
+import { reportUnexpected } from './report.ts'
 
 /** What an operation's own step returns: the status and body of its success. */
 export interface OperationResult {
@@ -177,7 +178,8 @@ function renderError(
             'internal_error',
             'The sandbox failed to answer this request; this is a bug in the sandbox, please report it with the request id.',
           )
-  if (sandboxError.code === 'internal_error') console.error(error)
+  if (sandboxError.code === 'internal_error')
+    reportUnexpected(error, exchange.requestId)
   exchange.entry.code = sandboxError.code
   return sandboxError.toResponse(exchange.requestId, ctx.options.errorFormat)
 }

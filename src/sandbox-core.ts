@@ -42,7 +42,7 @@ import {
   type SandboxSession,
   type TokenRecord,
 } from './schemas.ts'
-import { maskSecret } from './secrets.ts'
+import { isMaskedSecret, maskSecret } from './secrets.ts'
 
 /** How a host (the server) adapts the core to itself. */
 export interface SandboxAdapter {
@@ -412,7 +412,19 @@ function serializableOptions(
 
 function parseSession(input: unknown): SandboxSession {
   const result = SandboxSessionSchema.safeParse(input)
-  if (result.success) return result.data
+  if (result.success) {
+    const { data } = result.data
+    const masked = [...data.api_keys, ...data.tokens].find((record) =>
+      isMaskedSecret(record.secret),
+    )
+    if (masked) {
+      // @note Replaying it would create keys that are their masks.
+      throw new TypeError(
+        `Failed to create a sandbox from a session: its secrets are masked (${masked.secret}), so its keys and tokens cannot be replayed. Export it with GET /__sandbox/export?secrets=include (from this machine or with the admin token) or sandbox.export().`,
+      )
+    }
+    return result.data
+  }
   const issue = result.error.issues[0]!
   throw new TypeError(
     `Failed to create a sandbox from a session: ${issue.path.join('.') || 'the document'}: ${issue.message}. Pass what sandbox.export() or GET /__sandbox/export returned.`,

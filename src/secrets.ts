@@ -47,3 +47,67 @@ export function maskSecret(secret: string): string {
   if (secret.length < prefix.length + 8) return `${prefix}…`
   return `${prefix}…${secret.slice(-4)}`
 }
+
+/** A session export, as far as its secrets go. */
+interface SessionSecrets {
+  options: Record<string, unknown>
+  data: { api_keys: { secret: string }[]; tokens: { secret: string }[] }
+}
+
+/**
+ * A session export with every secret masked (API keys, token secrets, the
+ * keys of custom fixtures): what `GET /__sandbox/export` answers unless asked
+ * for `?secrets=include`. Marked `"secrets": "masked"`; it cannot be replayed.
+ *
+ * @example
+ * maskSession(sandbox.export()).data.api_keys[0].secret // 'sk_test_…0001'
+ */
+export function maskSession<T extends SessionSecrets>(
+  session: T,
+): T & { secrets: 'masked' } {
+  const fixtures = session.options.fixtures as
+    { accounts?: { apiKeys?: { key: string }[] }[] } | undefined
+  return {
+    ...session,
+    secrets: 'masked',
+    options: {
+      ...session.options,
+      ...(fixtures?.accounts && {
+        fixtures: {
+          ...fixtures,
+          accounts: fixtures.accounts.map((account) => ({
+            ...account,
+            ...(account.apiKeys && {
+              apiKeys: account.apiKeys.map((key) => ({
+                ...key,
+                key: maskSecret(key.key),
+              })),
+            }),
+          })),
+        },
+      }),
+    },
+    data: {
+      ...session.data,
+      api_keys: session.data.api_keys.map((key) => ({
+        ...key,
+        secret: maskSecret(key.secret),
+      })),
+      tokens: session.data.tokens.map((token) => ({
+        ...token,
+        secret: maskSecret(token.secret),
+      })),
+    },
+  }
+}
+
+/**
+ * Whether a secret is in the masked form `maskSecret` gives: a session
+ * holding one was exported without its secrets and cannot be replayed.
+ *
+ * @example
+ * isMaskedSecret('sk_test_…0001') // true
+ */
+export function isMaskedSecret(secret: string): boolean {
+  return secret.includes('…')
+}

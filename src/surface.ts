@@ -2,6 +2,7 @@ import { readBearer } from './auth.ts'
 import type { SandboxContext } from './context.ts'
 import { SandboxError } from './errors.ts'
 import { LimitReachedError, limitReached } from './limits.ts'
+import { reportUnexpected } from './report.ts'
 import { constantTimeEqual } from './secrets.ts'
 import { clip, parseJsonObject, readBody, validateBody } from './validation.ts'
 import type { z } from 'zod'
@@ -28,7 +29,7 @@ const render = (
             'internal_error',
             'The sandbox failed to answer this request.',
           )
-  if (sandboxError.code === 'internal_error') console.error(error)
+  if (sandboxError.code === 'internal_error') reportUnexpected(error, requestId)
   return sandboxError.toResponse(requestId, ctx.options.errorFormat)
 }
 

@@ -379,7 +379,7 @@ it('starts from an exported session with --from and goes on making the same ids'
   const session = join(folder, 'session.json')
   await writeFile(
     session,
-    await (await fetch(`${url}/__sandbox/export`)).text(),
+    await (await fetch(`${url}/__sandbox/export?secrets=include`)).text(),
   )
   const next = await (
     await createCustomer(url, { name: 'Next', email: 'next@example.com' })

@@ -9,6 +9,10 @@ import {
 import { LEDGER } from '../src/assumptions.ts'
 import { ERROR_REGISTRY } from '../src/errors.ts'
 import { resolveOptions } from '../src/options.ts'
+import {
+  DEFAULT_SERVER_LIMITS,
+  type SandboxServerOptions,
+} from '../src/node.ts'
 
 const readme = await readFile(new URL('../README.md', import.meta.url), 'utf8')
 
@@ -35,8 +39,14 @@ it('lists every assumption and every error code in the README', () => {
   expect(renderBlocks().assumptions.split('\n')).toHaveLength(LEDGER.length + 2)
 })
 
-it('names only options that SandboxOptions has, and only flags that --help lists', () => {
-  const options = Object.keys(resolveOptions())
+it('names only options that SandboxOptions or the server has, and only flags that --help lists', () => {
+  // Options of the standalone server that the ledger names.
+  const server: (keyof SandboxServerOptions)[] = [
+    ...(Object.keys(DEFAULT_SERVER_LIMITS) as (keyof SandboxServerOptions)[]),
+    'adminOrigins',
+    'allowedHosts',
+  ]
+  const options = [...Object.keys(resolveOptions()), ...server]
   for (const item of LEDGER) {
     if (item.option === null) continue
     expect(options).toContain(item.option)
@@ -44,6 +54,7 @@ it('names only options that SandboxOptions has, and only flags that --help lists
   expect(flagOf('uniqueEmail')).toBe('--unique-email')
   expect(flagOf('v1AcceptsTokens')).toBe('--no-v1-accepts-tokens')
   expect(flagOf('errorFormat')).toBeUndefined()
+  for (const option of server) expect(flagOf(option)).toBeDefined()
 })
 
 it('opens with the two commands', () => {

@@ -8,6 +8,8 @@ import {
 } from '../src/index.ts'
 import { CustomerSchema, TokenSchema } from '../src/schemas.ts'
 import { send, targets, type Client } from './_targets.ts'
+import { rawExchange } from './_raw.ts'
+import { createSandboxServer } from '../src/node.ts'
 
 const MIB = 1_048_576
 const CATALOG = ['customers:read', 'customers:write', 'tokens:write']
@@ -381,3 +383,188 @@ for (const target of targets) {
     }, 60_000)
   })
 }
+
+// Issue 14: what the fuzz above never varied (Host, Origin, the admin
+// surface, duplicate headers), against a real server over raw sockets.
+const ADMIN_CALLS = [
+  'GET /__sandbox/health',
+  'GET /__sandbox/state',
+  'GET /__sandbox/export',
+  'GET /__sandbox/export?secrets=include',
+  'GET /v1/../__sandbox/export?secrets=include',
+  'GET /__sandbox/requests',
+  'POST /__sandbox/reset',
+  'POST /__sandbox/api-keys',
+  'POST /__sandbox/clock',
+  'POST /__sandbox/snapshots',
+  'DELETE /__sandbox/requests',
+  'DELETE /__sandbox/scenarios',
+  'PUT /__sandbox/reset',
+  'OPTIONS /__sandbox/reset',
+  'GET /__sandbox/nothing',
+  'POST /v1/customers',
+  'POST /v2/tokens',
+  'GET /openapi.json',
+  'GET /',
+] as const
+const BAD_HOSTS = [
+  'foo.123',
+  'a.1',
+  '1.2.3.256',
+  '256.0.0.1',
+  '[1]',
+  'a:99999',
+  'xn--',
+]
+const FOREIGN_ORIGINS = [
+  'https://evil.example',
+  'null',
+  'http://127.0.0.1.evil.example',
+  'http://localhost.evil.example:80',
+]
+
+it('never stops the server or answers 5xx, and never lets a foreign origin change admin state or read a full secret, whatever Host, Origin, Content-Type and duplicate headers', async () => {
+  const server = await createSandboxServer({
+    port: 0,
+    seed: 1,
+    playground: false,
+  })
+  const own = `http://127.0.0.1:${server.port}`
+  const header = (name: string, values: fc.Arbitrary<string>) =>
+    fc.oneof(
+      { arbitrary: fc.constant([] as [string, string][]), weight: 2 },
+      {
+        arbitrary: values.map((v): [string, string][] => [[name, v]]),
+        weight: 4,
+      },
+      // The same header twice, each with its own value.
+      {
+        arbitrary: fc
+          .tuple(values, values)
+          .map(([a, b]): [string, string][] => [
+            [name, a],
+            [name, b],
+          ]),
+        weight: 1,
+      },
+    )
+  const call = fc.record({
+    line: fc.constantFrom(...ADMIN_CALLS),
+    host: header(
+      'Host',
+      fc.oneof(
+        fc.constantFrom(
+          own.slice(7),
+          'localhost',
+          '[::1]',
+          'attacker.example',
+          ...BAD_HOSTS,
+        ),
+        headerText,
+      ),
+    ),
+    origin: header(
+      'Origin',
+      fc.oneof(
+        fc.constantFrom(own, 'http://localhost:5173', ...FOREIGN_ORIGINS),
+        headerText,
+      ),
+    ),
+    site: header(
+      'Sec-Fetch-Site',
+      fc.constantFrom('cross-site', 'same-origin', 'none'),
+    ),
+    type: header(
+      'Content-Type',
+      fc.oneof(
+        fc.constantFrom(
+          'application/json',
+          'text/plain',
+          'application/x-www-form-urlencoded',
+          'multipart/form-data; boundary=x',
+        ),
+        headerText,
+      ),
+    ),
+    auth: header(
+      'Authorization',
+      fc.constantFrom(`Bearer ${DEMO_KEY_ONE}`, 'Bearer x'),
+    ),
+    body: fc.constantFrom(
+      '',
+      '{}',
+      '{"advance_seconds":60}',
+      '{"name":"s1"}',
+      '{"scopes":["customers:read"]}',
+      'a=1',
+    ),
+  })
+  const secretsOf = (): string[] => {
+    const { data } = server.sandbox.export()
+    return [...data.api_keys, ...data.tokens].map((record) => record.secret)
+  }
+  try {
+    await server.sandbox.createApiKey()
+    await fc.assert(
+      fc.asyncProperty(call, async (c) => {
+        const [method, path] = c.line.split(' ') as [string, string]
+        const headers = [
+          ...c.host,
+          ...c.origin,
+          ...c.site,
+          ...c.type,
+          ...c.auth,
+        ]
+        const text = [
+          `${method} ${path} HTTP/1.1`,
+          ...headers.map(([name, value]) => `${name}: ${value}`),
+          `Content-Length: ${c.body.length}`,
+          '',
+          c.body,
+        ].join('\r\n')
+        const secrets = secretsOf()
+        const before = server.sandbox.state().accounts.length
+        const answer = await rawExchange(server.port, text)
+        expect(answer.status).toBeGreaterThanOrEqual(200)
+        expect(answer.status).toBeLessThan(500)
+        const origins = c.origin.map(([, value]) => value)
+        const foreign =
+          origins.length > 0 &&
+          !(
+            origins.length === 1 &&
+            [own, 'http://localhost:5173'].includes(origins[0]!)
+          )
+        const admin = path.includes('__sandbox')
+        if (foreign) {
+          for (const secret of secrets)
+            expect(answer.body).not.toContain(secret)
+          if (admin) {
+            expect(answer.headers['access-control-allow-origin']).toBe(
+              undefined,
+            )
+            if (method !== 'GET') {
+              expect(answer.status).toBeGreaterThanOrEqual(400)
+              expect(server.sandbox.state().accounts.length).toBe(before)
+            }
+          }
+        }
+        if (answer.status >= 400 && method !== 'OPTIONS') {
+          expect(answer.headers['content-type']).toBe(
+            'application/problem+json',
+          )
+          expect(Object.keys(ERROR_REGISTRY)).toContain(
+            JSON.parse(answer.body).code,
+          )
+        }
+        const health = await rawExchange(
+          server.port,
+          'GET /__sandbox/health HTTP/1.1\r\nHost: localhost\r\n\r\n',
+        )
+        expect(health.status).toBe(200)
+      }),
+      RUNS,
+    )
+  } finally {
+    await server.close()
+  }
+}, 120_000)

@@ -89,7 +89,11 @@ for (const target of [inProcess, overHttp]) {
     await send(client, 'POST', '/v1/customers', {
       body: { name: 'Ada', email: 'ada@example.com' },
     })
-    const { status, body } = await send(client, 'GET', '/__sandbox/export')
+    const { status, body } = await send(
+      client,
+      'GET',
+      '/__sandbox/export?secrets=include',
+    )
     expect(status).toBe(200)
     expect(body).toMatchObject({
       format: 'customer-token-sandbox/session',

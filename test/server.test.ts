@@ -92,7 +92,11 @@ it.each([
         : kind === 'a validation error'
           ? { email: 42 }
           : { name: 'Ada', email: 'ada@example.com' }
-    for (const origin of ['http://app.example.test', null]) {
+    // The admin surface grants CORS to loopback origins only (issue 14).
+    const other = path.startsWith('/__sandbox/')
+      ? 'http://localhost:5173'
+      : 'http://app.example.test'
+    for (const origin of [other, null]) {
       const send = () =>
         fetch(`${url}${path}`, {
           method,
