@@ -99,6 +99,13 @@ export const ERROR_REGISTRY = {
     when: 'Only when a scenario asks for it: a queued scenario or the `X-Sandbox-Scenario` header (500, 503 or any other status asked for).',
     trigger: 'X-Sandbox-Scenario: status=503',
   },
+  storage_unavailable: {
+    status: 503,
+    title: 'Storage unavailable',
+    when: 'Only on a server with `--data-file`: the write could not be stored (disk full, file too large, read-only, I/O error), so nothing was created; `Retry-After` says when to try again and `GET /__sandbox/health` answers 503 `degraded` until a write succeeds.',
+    trigger:
+      'Start the server with --data-file on a full disk (or under `ulimit -f`), then create a customer.',
+  },
   internal_error: {
     status: 500,
     title: 'Internal error',

@@ -11,11 +11,13 @@ import { toNodeHandler } from 'srvx/node'
 import { createSandboxCore } from './sandbox-core.ts'
 import { DirectResponse, IncomingCall, sendResponse } from './node-direct.ts'
 import {
-  createDataFileWriter,
   DataFileError,
+  lockDataFile,
+  openDataFileLog,
   readDataFile,
-  writeFileAtomic,
-  type DataFileWriter,
+  removeStaleTempFiles,
+  type DataFileLock,
+  type DataFileLog,
   type FlushInfo,
 } from './data-file.ts'
 import { SandboxError } from './errors.ts'
@@ -51,20 +53,22 @@ export interface SandboxServerOptions extends SandboxOptions {
    */
   host?: string
   /**
-   * Keeps the data in this JSON file: loaded on start (created when missing),
-   * written at most `dataFileDelayMs` after each change and on close.
+   * Keeps the data in this file (JSON Lines: a snapshot, then one line per
+   * record created): loaded on start (created when missing) and locked
+   * against a second server. Each write is on disk (fdatasync) before its
+   * `201`; a write that cannot be stored is a `503 storage_unavailable`.
    * @default undefined
    * @example createSandboxServer({ dataFile: 'sandbox.json' })
    */
   dataFile?: string
   /**
-   * How far behind the sandbox the data file may fall, in milliseconds.
-   * @default 200
+   * @deprecated Ignored: with a data file, every write is stored before it
+   * is answered.
    */
   dataFileDelayMs?: number
   /** Called once per request answered. */
   onLog?: (log: RequestLog) => void
-  /** Called after each completed write of the data file. */
+  /** Called after each snapshot (compaction) of the data file: at start, after a `/__sandbox/` change, on close. */
   onFlush?: (info: FlushInfo) => void
   /**
    * A directory of static files served at `/` for paths outside the API and
@@ -121,7 +125,7 @@ export async function createSandboxServer(
     port = 4100,
     host = '127.0.0.1',
     dataFile,
-    dataFileDelayMs = 200,
+    dataFileDelayMs: _deprecated,
     onLog,
     onFlush,
     playground = PLAYGROUND_DIR,
@@ -139,7 +143,7 @@ export async function createSandboxServer(
     )
   }
 
-  let writer: DataFileWriter | undefined
+  let log: DataFileLog | undefined
   const pending = new Map<string, JournalEntry>()
   const { sandbox, router } = createSandboxCore(
     {
@@ -149,7 +153,6 @@ export async function createSandboxServer(
       onRequest(entry) {
         sandboxOptions.onRequest?.(entry)
         if (onLog) pending.set(entry.request_id, entry)
-        if (entry.status >= 200 && entry.status < 300) writer?.markDirty()
       },
     },
     // The operations' answers are written to node:http as they were built
@@ -158,33 +161,51 @@ export async function createSandboxServer(
       Response: DirectResponse,
       streamedBodies: true,
       responseHeaders: (request) => corsHeaders(request.headers.get('origin')),
+      ...(dataFile !== undefined && {
+        storage: {
+          persist: (created, undo) => log!.append(created, undo),
+          persistState: () => log!.snapshot(),
+          fault: () => log?.fault(),
+        },
+      }),
     },
   )
   await sandbox.ready
 
   let loadedFromFile = false
+  let lock: DataFileLock | undefined
+  // Whatever fails from here on must give the lock back.
+  const abandon = async (): Promise<void> => {
+    await log?.close()
+    await lock?.release()
+  }
   if (dataFile !== undefined) {
-    const data = await readDataFile(dataFile)
-    if (data === undefined) {
-      await writeFileAtomic(dataFile, JSON.stringify(sandbox.dump()))
-    } else {
-      try {
-        await sandbox.load(data)
-      } catch (error) {
-        throw new DataFileError(
-          `The data file ${dataFile} cannot be used: ${(error as Error).message.replace(/^Failed to load sandbox data: /, '')} It was left untouched; move it away or pass another --data-file.`,
-        )
+    lock = await lockDataFile(dataFile)
+    try {
+      await removeStaleTempFiles(dataFile)
+      const data = await readDataFile(dataFile)
+      if (data !== undefined) {
+        try {
+          await sandbox.load(data)
+        } catch (error) {
+          throw new DataFileError(
+            `The data file ${dataFile} cannot be used: ${(error as Error).message.replace(/^Failed to load sandbox data: /, '')} It was left untouched; move it away or pass another --data-file.`,
+          )
+        }
+        loadedFromFile = true
       }
-      loadedFromFile = true
+      // Compacts: the snapshot and every line replayed become one fresh file.
+      log = await openDataFileLog(dataFile, sandbox, {
+        ...(onFlush && { onFlush }),
+        onError: (error) =>
+          console.error(
+            `Failed to write the data file ${dataFile}: ${error.message}`,
+          ),
+      })
+    } catch (error) {
+      await lock.release()
+      throw error
     }
-    writer = createDataFileWriter(dataFile, sandbox, {
-      maxDelayMs: dataFileDelayMs,
-      ...(onFlush && { onFlush }),
-      onError: (error) =>
-        console.error(
-          `Failed to write the data file ${dataFile}: ${error.message}`,
-        ),
-    })
   }
 
   const baseOrigin = sandbox.options.baseUrl?.origin
@@ -224,14 +245,6 @@ export async function createSandboxServer(
     // Parsed once, and only when used: the request path needs neither.
     let path: string | undefined
     const pathname = (): string => (path ??= new URL(request.url).pathname)
-    if (
-      writer &&
-      request.method !== 'GET' &&
-      response.status < 300 &&
-      pathname().includes('/__sandbox/')
-    ) {
-      writer.markDirty()
-    }
     settle(request.method, pathname, response, started)
     return response
   }
@@ -305,24 +318,29 @@ export async function createSandboxServer(
     socket.on('close', () => sockets.delete(socket))
   })
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', (error: NodeJS.ErrnoException) => {
-      reject(
-        error.code === 'EADDRINUSE'
-          ? new SandboxStartError(
-              `Port ${port} is already in use on ${host}. Stop what uses it, pick another with --port (or PORT), or use --port 0 for a free one.`,
-              1,
-            )
-          : error.code === 'EACCES'
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', (error: NodeJS.ErrnoException) => {
+        reject(
+          error.code === 'EADDRINUSE'
             ? new SandboxStartError(
-                `Not allowed to listen on ${host}:${port}; ports below 1024 need privileges. Pick another with --port.`,
+                `Port ${port} is already in use on ${host}. Stop what uses it, pick another with --port (or PORT), or use --port 0 for a free one.`,
                 1,
               )
-            : error,
-      )
+            : error.code === 'EACCES'
+              ? new SandboxStartError(
+                  `Not allowed to listen on ${host}:${port}; ports below 1024 need privileges. Pick another with --port.`,
+                  1,
+                )
+              : error,
+        )
+      })
+      server.listen(port, host, () => resolve())
     })
-    server.listen(port, host, () => resolve())
-  })
+  } catch (error) {
+    await abandon()
+    throw error
+  }
   const address = server.address() as AddressInfo
   const shownHost =
     address.family === 'IPv6' ? `[${address.address}]` : address.address
@@ -353,7 +371,7 @@ export async function createSandboxServer(
         await closed
         clearInterval(sweep)
         clearTimeout(timer)
-        await writer?.flush()
+        await abandon()
       })()
       return closing
     },
