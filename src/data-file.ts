@@ -419,8 +419,9 @@ export async function openDataFileLog(
 
   const fail = (batch: Pending[], error: Error): void => {
     const code = (error as NodeJS.ErrnoException).code ?? 'EIO'
+    // Told once per outage, not once per refused write.
+    if (fault === undefined) options.onError?.(error)
     fault = { code, message: error.message, since: new Date().toISOString() }
-    options.onError?.(error)
     // @note Undo every record before anything else is written, so that no
     // later snapshot can hold a record whose creation was refused.
     for (const entry of batch) entry.undo?.()
