@@ -128,6 +128,21 @@ it('answers 503 storage_unavailable for every write a full disk refuses, and eve
       .length,
   ).toBe(stored.length)
 
+  // The refused request's Idempotency-Key is free again: a retry is not a replay.
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const retry = await fetch(`${server.url}/v1/customers`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${DEMO_KEY_ONE}`,
+        'content-type': 'application/json',
+        'idempotency-key': 'full-disk-retry',
+      },
+      body: JSON.stringify({ name: 'X'.repeat(200), email: 'x@example.com' }),
+    })
+    expect(retry.status).toBe(503)
+    expect(retry.headers.get('idempotent-replayed')).toBeNull()
+  }
+
   server.child.kill('SIGTERM')
   expect(await server.exited).toBe(0)
   expect(server.stderr()).toMatch(/Failed to write the data file .*EFBIG/)
