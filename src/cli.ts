@@ -37,7 +37,7 @@ Server
   --port N                 port, 0 for a free one (default 4100, env PORT)
   --host HOST              interface (default 127.0.0.1, env HOST); beyond loopback needs --admin-token
   --admin-token TOKEN      guards /__sandbox/* (env SANDBOX_ADMIN_TOKEN, at least 16 characters)
-  --data-file PATH         keep the data in a JSON file, saved at most 1 s after each change (env SANDBOX_DATA_FILE)
+  --data-file PATH         keep the data in a file: each write is on disk before its 201; one server per file (env SANDBOX_DATA_FILE)
   --from FILE              start from a session that GET /__sandbox/export wrote (replays it exactly)
   --config FILE            read options from a JSON file (same names as the JavaScript options)
   --log-format pretty|json request log format (default pretty, env SANDBOX_LOG_FORMAT)
@@ -242,6 +242,7 @@ const CONFIG_KEYS = new Set([
   'journalLimit',
   'idempotency',
   'fixtures',
+  // Deprecated and ignored: every write is stored before it is answered.
   'dataFileDelayMs',
 ])
 

@@ -52,9 +52,9 @@ const LINE_KINDS = {
  * if (data) await sandbox.load(data)
  */
 export async function readDataFile(path: string): Promise<unknown> {
-  let stream
+  let handle: FileHandle
   try {
-    stream = (await open(path, 'r')).createReadStream()
+    handle = await open(path, 'r')
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
     throw new DataFileError(
@@ -67,7 +67,10 @@ export async function readDataFile(path: string): Promise<unknown> {
     )
   // @note Read line by line: no string ever holds more than one record (or an
   // older single-document file), however large the data grows.
-  const lines = createInterface({ input: stream, crlfDelay: Infinity })
+  const lines = createInterface({
+    input: handle.createReadStream({ autoClose: false }),
+    crlfDelay: Infinity,
+  })
   let data: Record<string, unknown> | undefined
   let number = 0
   let pending: string | undefined
@@ -78,10 +81,20 @@ export async function readDataFile(path: string): Promise<unknown> {
       pending = line
     }
   } catch (error) {
-    if (error instanceof DataFileError) throw error
+    if (error instanceof DataFileError) {
+      // A data file written by hand may be one indented JSON document.
+      if (data === undefined) {
+        const whole = await readFile(path, 'utf8').then(JSON.parse, () => {})
+        if (whole !== null && typeof whole === 'object') return whole
+      }
+      throw error
+    }
     throw new DataFileError(
       `Cannot read the data file ${path}: ${(error as Error).message}`,
     )
+  } finally {
+    lines.close()
+    await handle.close()
   }
   if (pending !== undefined) {
     // readline hides whether the last line ended with a newline; ask the file.
@@ -227,12 +240,14 @@ async function writeAll(file: FileHandle, buffer: Buffer): Promise<void> {
 export async function removeStaleTempFiles(path: string): Promise<number> {
   const name = basename(path)
   const pattern = new RegExp(
-    `^\\.${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\.(?:lock\\.)?\\d+\\.tmp$`,
+    `^\\.${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\.(lock\\.)?(\\d+)\\.tmp$`,
   )
   const entries = await readdir(dirname(path)).catch(() => [] as string[])
   let removed = 0
   for (const entry of entries) {
-    if (!pattern.test(entry)) continue
+    const match = pattern.exec(entry)
+    // Another server may be creating its lock right now: spare a live one.
+    if (!match || (match[1] && isRunning(Number(match[2])))) continue
     await unlink(join(dirname(path), entry)).then(
       () => removed++,
       () => {},
@@ -421,7 +436,12 @@ export async function openDataFileLog(
     const code = (error as NodeJS.ErrnoException).code ?? 'EIO'
     // Told once per outage, not once per refused write.
     if (fault === undefined) options.onError?.(error)
-    fault = { code, message: error.message, since: new Date().toISOString() }
+    fault = {
+      code,
+      // The health check is open to anyone: no paths of this machine in it.
+      message: error.message.replace(/,? '[^']*'(?: -> '[^']*')?/g, ''),
+      since: new Date().toISOString(),
+    }
     // @note Undo every record before anything else is written, so that no
     // later snapshot can hold a record whose creation was refused.
     for (const entry of batch) entry.undo?.()

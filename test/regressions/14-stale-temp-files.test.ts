@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process'
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -19,7 +20,10 @@ it('removes the temporary files that killed servers left beside the data file, a
   for (const pid of [123, 4567, 890123]) {
     await writeFile(join(folder, `.data.json.${pid}.tmp`), 'x'.repeat(100_000))
   }
-  await writeFile(join(folder, '.data.json.lock.42.tmp'), '42')
+  // A lock being taken by a process that is gone, and one by a live process.
+  const dead = spawnSync(process.execPath, ['-e', '']).pid
+  await writeFile(join(folder, `.data.json.lock.${dead}.tmp`), String(dead))
+  await writeFile(join(folder, `.data.json.lock.${process.ppid}.tmp`), '')
   await writeFile(join(folder, '.other.json.123.tmp'), 'not ours')
   await writeFile(join(folder, 'notes.txt'), 'not ours')
 
@@ -30,6 +34,7 @@ it('removes the temporary files that killed servers left beside the data file, a
   })
   servers.push(server)
   expect((await readdir(folder)).toSorted()).toEqual([
+    `.data.json.lock.${process.ppid}.tmp`,
     '.other.json.123.tmp',
     'data.json',
     'data.json.lock',

@@ -82,3 +82,11 @@ it('refuses a line that holds no known record, naming its line', async () => {
   await appendFile(file, '{"invoice":{"id":"inv_1"}}\n')
   await expect(readDataFile(file)).rejects.toThrow(/at line \d+ \(expected/)
 })
+
+it('still loads a data file written as one indented JSON document', async () => {
+  const [file, ids] = await dataFileWithTwoCustomers()
+  await writeFile(file, JSON.stringify(await readDataFile(file), null, 2))
+
+  const server = await start(file)
+  for (const id of ids) expect(server.sandbox.customers.get(id)).toBeDefined()
+})
