@@ -318,29 +318,27 @@ export async function createSandboxServer(
     socket.on('close', () => sockets.delete(socket))
   })
 
-  try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', (error: NodeJS.ErrnoException) => {
-        reject(
-          error.code === 'EADDRINUSE'
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) => {
+      reject(
+        error.code === 'EADDRINUSE'
+          ? new SandboxStartError(
+              `Port ${port} is already in use on ${host}. Stop what uses it, pick another with --port (or PORT), or use --port 0 for a free one.`,
+              1,
+            )
+          : error.code === 'EACCES'
             ? new SandboxStartError(
-                `Port ${port} is already in use on ${host}. Stop what uses it, pick another with --port (or PORT), or use --port 0 for a free one.`,
+                `Not allowed to listen on ${host}:${port}; ports below 1024 need privileges. Pick another with --port.`,
                 1,
               )
-            : error.code === 'EACCES'
-              ? new SandboxStartError(
-                  `Not allowed to listen on ${host}:${port}; ports below 1024 need privileges. Pick another with --port.`,
-                  1,
-                )
-              : error,
-        )
-      })
-      server.listen(port, host, () => resolve())
+            : error,
+      )
     })
-  } catch (error) {
+    server.listen(port, host, () => resolve())
+  }).catch(async (error: unknown) => {
     await abandon()
     throw error
-  }
+  })
   const address = server.address() as AddressInfo
   const shownHost =
     address.family === 'IPv6' ? `[${address.address}]` : address.address
