@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { afterEach, expect, it } from 'vitest'
 import { DEMO_KEY_ONE } from '../../fixtures/demo-keys.ts'
 import { readDataFile } from '../../src/data-file.ts'
+import { createSandboxServer } from '../../src/node.ts'
 import { spawnCli, type Spawned } from '../_spawn.ts'
 
 const folders: string[] = []
@@ -70,4 +71,27 @@ it('takes over the lock of a server that died without releasing it', async () =>
   cli.child.kill('SIGTERM')
   expect(await cli.exited).toBe(0)
   await expect(readFile(`${file}.lock`, 'utf8')).rejects.toThrow(/ENOENT/)
+})
+
+it('gives the lock back when the server cannot listen', async () => {
+  const file = await tempFile()
+  const other = await createSandboxServer({ port: 0, playground: false })
+  try {
+    await expect(
+      createSandboxServer({
+        port: other.port,
+        playground: false,
+        dataFile: file,
+      }),
+    ).rejects.toThrow(/already in use/)
+    await expect(readFile(`${file}.lock`, 'utf8')).rejects.toThrow(/ENOENT/)
+    const server = await createSandboxServer({
+      port: 0,
+      playground: false,
+      dataFile: file,
+    })
+    await server.close()
+  } finally {
+    await other.close()
+  }
 })
