@@ -362,7 +362,7 @@ export interface DataFileLog {
   snapshot(): Promise<void>
   /** The error of the last write if it failed; cleared by the next write that succeeds. */
   fault(): StorageFault | undefined
-  /** Writes a last snapshot (errors go to `onError`) and closes the file. */
+  /** Writes a last snapshot (a failure goes to `onError`) and closes the file. */
   close(): Promise<void>
 }
 
@@ -502,9 +502,8 @@ export async function openDataFileLog(
     snapshot: () => enqueue(undefined, undefined),
     fault: () => fault,
     async close() {
-      await enqueue(undefined, undefined).catch((error: Error) =>
-        options.onError?.(error),
-      )
+      // A failure was reported already, once per outage.
+      await enqueue(undefined, undefined).catch(() => {})
       await handle?.close().catch(() => {})
       handle = undefined
     },
