@@ -492,5 +492,5 @@ function notFound(sandbox: SandboxCore, request: Request): Response {
   )
 }
 
-export { DataFileError }
+export { DataFileError, readDataFile }
 export type { FlushInfo }
