@@ -27,7 +27,7 @@ export interface StorageFault {
   /** The system's error code, e.g. `ENOSPC`, `EFBIG`, `EIO`, `EROFS`. */
   code: string
   message: string
-  /** When the failing write happened (wall clock, ISO 8601). */
+  /** When the first write of this outage failed (wall clock, ISO 8601). */
   since: string
 }
 
@@ -440,7 +440,7 @@ export async function openDataFileLog(
       code,
       // The health check is open to anyone: no paths of this machine in it.
       message: error.message.replace(/,? '[^']*'(?: -> '[^']*')?/g, ''),
-      since: new Date().toISOString(),
+      since: fault?.since ?? new Date().toISOString(),
     }
     // @note Undo every record before anything else is written, so that no
     // later snapshot can hold a record whose creation was refused.
