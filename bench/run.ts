@@ -4,7 +4,7 @@
  * table and writes bench/results/latest.json.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
-import { mkdir, readFile, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
@@ -259,6 +259,95 @@ async function benchServer(): Promise<void> {
       m(name, 'errors') === 0,
     )
     row('server', `${path} peak RSS`, `${m(name, 'rssMb').toFixed(0)} MB`)
+  }
+}
+
+// ---------- durable ----------
+
+/**
+ * `--data-file`: every create waits for its line to be fdatasync'ed, many
+ * sharing one sync. Against the in-memory server in the same run, and the
+ * cost per write with 1k vs 100k records already in the file.
+ */
+async function benchDurable(): Promise<void> {
+  const folder = await mkdtemp(join(tmpdir(), 'bench-durable-'))
+  const customer = { name: 'Ada Lovelace', email: 'ada@example.com' }
+  const cli = (...extra: string[]) => [
+    'dist/bin.js',
+    '--port',
+    '0',
+    '--quiet',
+    ...extra,
+  ]
+  // A fresh file each run: every run starts from the same state.
+  let files = 0
+  const dataFile = () => join(folder, `data-${files++}.json`)
+  try {
+    const memory: Load[] = []
+    const durable: Load[] = []
+    for (let run = 0; run < RUNS; run++) {
+      memory.push(await load(cli(), '/v1/customers', customer))
+      durable.push(
+        await load(cli('--data-file', dataFile()), '/v1/customers', customer),
+      )
+    }
+    const ratios = durable.map((l, run) => l.rps / memory[run]!.rps)
+    const ratio = median(ratios)
+    const p99 = median(durable.map((l) => l.p99))
+    const errors = median(durable.map((l) => l.errors))
+    result.durable = { memory, durable, ratios }
+    row(
+      'durable',
+      `POST /v1/customers with --data-file vs in memory, c=${CONNECTIONS} (median of the runs' ratios)`,
+      `${ratio.toFixed(2)}× (runs ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}; ${median(durable.map((l) => l.rps)).toFixed(0)} vs ${median(memory.map((l) => l.rps)).toFixed(0)} req/s)`,
+      '≥ 0.5×',
+      ratio >= 0.5,
+    )
+    row(
+      'durable',
+      'POST /v1/customers with --data-file p50 / p99',
+      `${median(durable.map((l) => l.p50))} / ${p99} ms`,
+      'p99 ≤ 50 ms',
+      p99 <= 50,
+    )
+    row(
+      'durable',
+      'POST /v1/customers with --data-file errors',
+      String(errors),
+      '0',
+      errors === 0,
+    )
+
+    // `--customers N` seeds N per account, and the default fixtures have two.
+    const small: Load[] = []
+    const large: Load[] = []
+    for (let run = 0; run < RUNS; run++) {
+      small.push(
+        await load(
+          cli('--customers', '500', '--data-file', dataFile()),
+          '/v1/customers',
+          customer,
+        ),
+      )
+      large.push(
+        await load(
+          cli('--customers', '50000', '--data-file', dataFile()),
+          '/v1/customers',
+          customer,
+        ),
+      )
+    }
+    const growth = median(large.map((l, run) => small[run]!.rps / l.rps))
+    result.durableGrowth = { small, large }
+    row(
+      'durable',
+      'durable create cost at 100k vs 1k records in the file (req/s ratio, median of runs)',
+      `${growth.toFixed(2)}× (${median(small.map((l) => l.rps)).toFixed(0)} → ${median(large.map((l) => l.rps)).toFixed(0)} req/s)`,
+      '≤ 1.2×',
+      growth <= 1.2,
+    )
+  } finally {
+    await rm(folder, { recursive: true, force: true })
   }
 }
 
@@ -694,6 +783,7 @@ const groups: [string, () => Promise<void>][] = [
   ['start-up', benchStartup],
   ['browser', benchBundle],
   ['server', benchServer],
+  ['durable', benchDurable],
 ]
 for (const [group, bench] of groups) {
   if (!only || only.includes(group)) await bench()

@@ -46,7 +46,7 @@ export const createCustomer: OperationSpec = {
     do id = ctx.nextId('customer')
     while (db.customerById(id))
 
-    db.insertCustomer({
+    const customer = db.insertCustomer({
       id,
       account_id: principal.accountId,
       ...(body.name !== undefined && { name: body.name }),
@@ -55,6 +55,7 @@ export const createCustomer: OperationSpec = {
     })
     return {
       status: 201,
+      created: { customer },
       body: {
         id,
         ...(body.name !== undefined && { name: body.name }),

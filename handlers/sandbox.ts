@@ -5,7 +5,7 @@ import {
   validationError,
   type FieldError,
 } from '../src/errors.ts'
-import { json } from '../src/pipeline.ts'
+import { json, STORAGE_RETRY_AFTER_SECONDS } from '../src/pipeline.ts'
 import type { SandboxCore } from '../src/sandbox.ts'
 import {
   ApiKeyBodySchema,
@@ -129,7 +129,17 @@ export function sandboxRoutes(
     })
 
   return [
-    route('GET', 'health', () => json(200, { status: 'ok' })),
+    route('GET', 'health', () => {
+      // @note A data file that cannot be written makes every write a 503.
+      const fault = ctx.storage?.fault()
+      return fault
+        ? json(
+            503,
+            { status: 'degraded', storage: fault },
+            { 'retry-after': String(STORAGE_RETRY_AFTER_SECONDS) },
+          )
+        : json(200, { status: 'ok' })
+    }),
     route('GET', 'state', () => json(200, sandbox.state())),
     route('POST', 'reset', async (call) => {
       const { seed } = await call.body(ResetBodySchema)

@@ -97,6 +97,7 @@ export const createToken: OperationSpec = {
     })
     return {
       status: 201,
+      created: { token: record },
       // RFC 6749 §5.1: a response that carries a secret is never cached.
       headers: [['cache-control', 'no-store']],
       body: {

@@ -285,6 +285,14 @@ export const LEDGER: readonly LedgerItem[] = [
     option: 'idempotency',
     value: (o) => o.idempotency,
   },
+  {
+    id: 'storage.durability',
+    interface:
+      'What a successful response promises about storage, and the answer to a write the service cannot store: not shown.',
+    default:
+      "Without a data file, records live in memory until the process ends. With the server's `--data-file` (`dataFile`), `201` is sent only once the record is on disk (appended and fdatasync'ed); a write that cannot be stored (disk full, file too large, read-only, I/O error) is not kept and answers `503 storage_unavailable` with `Retry-After: 5`, and `GET /__sandbox/health` answers `503 degraded` until a write succeeds.",
+    option: null,
+  },
 ]
 
 /**

@@ -44,7 +44,7 @@ Server
   --keep-alive-timeout MS  idle keep-alive connections close after this (default 5000)
   --max-headers-count N    most header fields per request, then 431 (default 100)
   --max-connections N      most open connections; more are closed at once (default 1024)
-  --data-file PATH         keep the data in a JSON file, saved at most 1 s after each change (env SANDBOX_DATA_FILE)
+  --data-file PATH         keep the data in a file: each write is on disk before its 201; one server per file (env SANDBOX_DATA_FILE)
   --from FILE              start from a session that GET /__sandbox/export wrote (replays it exactly)
   --config FILE            read options from a JSON file (same names as the JavaScript options)
   --log-format pretty|json request log format (default pretty, env SANDBOX_LOG_FORMAT)
@@ -298,6 +298,7 @@ const CONFIG_KEYS = new Set([
   'idempotency',
   'limits',
   'fixtures',
+  // Deprecated and ignored: every write is stored before it is answered.
   'dataFileDelayMs',
 ])
 

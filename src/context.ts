@@ -1,5 +1,5 @@
 import type { SandboxClock } from './clock.ts'
-import type { Database } from './db.ts'
+import type { CreatedRecord, Database } from './db.ts'
 import type { IdempotencyStore } from './idempotency.ts'
 import type { IdGenerator, RandomSource } from './ids.ts'
 import type { Journal, JournalEntry, Operation } from './journal.ts'
@@ -10,6 +10,22 @@ import type {
   createCustomerBodySchema,
   createTokenBodySchema,
 } from './schemas.ts'
+
+/**
+ * Where a server with a data file stores each write before it is answered.
+ * In-process sandboxes have none, and pay nothing for it.
+ */
+export interface StorageHook {
+  /**
+   * Stores a record an operation created. On failure `undo` has run (the
+   * record is gone from memory again) before the promise rejects.
+   */
+  persist(created: CreatedRecord, undo: () => void): Promise<void>
+  /** Stores the whole state after a change through `/__sandbox/` (reset, keys, clock, restore). */
+  persistState(): Promise<void>
+  /** The error of the last write when it failed, for the health check. */
+  fault(): { code: string; message: string; since: string } | undefined
+}
 
 /**
  * Everything a resolver reaches: one per sandbox, never shared. The parts a
@@ -50,6 +66,8 @@ export interface SandboxContext {
    */
   readonly responseHeaders:
     ((request: RequestLike) => [string, string][]) | undefined
+  /** The data file of a server, when it has one: writes wait for it. */
+  readonly storage?: StorageHook | undefined
   /** Settles when the current seeding is done; every resolver awaits it. */
   ready: Promise<void>
   /** Whether `ready` has settled, so that resolvers need not wait a tick for it. */

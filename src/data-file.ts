@@ -1,5 +1,17 @@
-import { open, readFile, rename, unlink } from 'node:fs/promises'
+import {
+  link,
+  open,
+  readdir,
+  readFile,
+  rename,
+  unlink,
+  writeFile,
+  type FileHandle,
+} from 'node:fs/promises'
 import { dirname, basename, join } from 'node:path'
+import { createInterface } from 'node:readline'
+import type { CreatedRecord } from './db.ts'
+import type { SandboxData } from './schemas.ts'
 import type { SandboxCore } from './sandbox.ts'
 
 /** A data file that cannot be used: the server refuses to start and leaves it untouched. */
@@ -10,53 +22,186 @@ export class DataFileError extends Error {
   }
 }
 
+/** The storage error in force after a failed write of the data file. */
+export interface StorageFault {
+  /** The system's error code, e.g. `ENOSPC`, `EFBIG`, `EIO`, `EROFS`. */
+  code: string
+  message: string
+  /** When the first write of this outage failed (wall clock, ISO 8601). */
+  since: string
+}
+
+// The kinds of record a line after the first one may hold.
+const LINE_KINDS = {
+  account: 'accounts',
+  api_key: 'api_keys',
+  customer: 'customers',
+  token: 'tokens',
+} as const satisfies Record<string, keyof SandboxData>
+
 /**
- * Reads a data file: its parsed JSON, or `undefined` when there is none.
- * Throws a `DataFileError` for a file that is not JSON.
+ * Reads a data file: the sandbox data its snapshot and log lines add up to,
+ * or `undefined` when there is none. Line 1 is a snapshot (an older
+ * single-document data file is one); each later line adds one record, as
+ * `{"customer": {...}}`. A last line without its newline was cut short by a
+ * crash before it was acknowledged, and is dropped. Anything else that does
+ * not parse is a `DataFileError`.
  *
  * @example
  * const data = await readDataFile('sandbox.json')
+ * if (data) await sandbox.load(data)
  */
 export async function readDataFile(path: string): Promise<unknown> {
-  let text: string
+  let handle: FileHandle
   try {
-    text = await readFile(path, 'utf8')
+    handle = await open(path, 'r')
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
     throw new DataFileError(
       `Cannot read the data file ${path}: ${(error as Error).message}`,
     )
   }
-  try {
-    return JSON.parse(text)
-  } catch (error) {
-    throw new DataFileError(
-      `The data file ${path} is not valid JSON (${(error as Error).message}); it was left untouched. Move it away or pass another --data-file.`,
+  const unusable = (line: number, reason: string): DataFileError =>
+    new DataFileError(
+      `The data file ${path} is not valid JSON at line ${line} (${reason}); it was left untouched. Move it away or pass another --data-file.`,
     )
+  // @note Read line by line: no string ever holds more than one record (or an
+  // older single-document file), however large the data grows.
+  const lines = createInterface({
+    input: handle.createReadStream({ autoClose: false }),
+    crlfDelay: Infinity,
+  })
+  let data: Record<string, unknown> | undefined
+  let number = 0
+  let pending: string | undefined
+  try {
+    for await (const line of lines) {
+      if (pending !== undefined) add(pending, number)
+      number++
+      pending = line
+    }
+  } catch (error) {
+    if (error instanceof DataFileError) {
+      // A data file written by hand may be one indented JSON document.
+      if (data === undefined) {
+        const whole = await readFile(path, 'utf8').then(JSON.parse, () => {})
+        if (whole !== null && typeof whole === 'object') return whole
+      }
+      throw error
+    }
+    throw new DataFileError(
+      `Cannot read the data file ${path}: ${(error as Error).message}`,
+    )
+  } finally {
+    lines.close()
+    await handle.close()
+  }
+  if (pending !== undefined) {
+    // readline hides whether the last line ended with a newline; ask the file.
+    const complete = number === 1 || (await endsWithNewline(path))
+    if (complete) add(pending, number)
+  }
+  if (data === undefined) {
+    throw new DataFileError(
+      `The data file ${path} is empty; it was left untouched. Move it away or pass another --data-file.`,
+    )
+  }
+  return data
+
+  function add(line: string, at: number): void {
+    let value: unknown
+    try {
+      value = JSON.parse(line)
+    } catch (error) {
+      throw unusable(at, (error as Error).message)
+    }
+    if (data === undefined) {
+      if (value === null || typeof value !== 'object' || Array.isArray(value))
+        throw unusable(at, 'not a sandbox data snapshot')
+      data = value as Record<string, unknown>
+      return
+    }
+    const entries =
+      value !== null && typeof value === 'object' ? Object.entries(value) : []
+    const [kind, record] = entries[0] ?? []
+    const list =
+      entries.length === 1 &&
+      kind !== undefined &&
+      Object.hasOwn(LINE_KINDS, kind)
+        ? data[LINE_KINDS[kind as keyof typeof LINE_KINDS]]
+        : undefined
+    if (!Array.isArray(list)) {
+      throw unusable(
+        at,
+        `expected one of ${Object.keys(LINE_KINDS)
+          .map((k) => `{"${k}": {...}}`)
+          .join(', ')}`,
+      )
+    }
+    list.push(record)
   }
 }
 
+async function endsWithNewline(path: string): Promise<boolean> {
+  const handle = await open(path, 'r')
+  try {
+    const { size } = await handle.stat()
+    if (size === 0) return true
+    const last = Buffer.alloc(1)
+    await handle.read(last, 0, 1, size - 1)
+    return last[0] === 0x0a
+  } finally {
+    await handle.close()
+  }
+}
+
+const tempPath = (path: string): string =>
+  join(dirname(path), `.${basename(path)}.${process.pid}.tmp`)
+
 /**
- * Writes `text` to `path` atomically: a temporary file beside it, fsync,
- * rename over the old one, fsync of the folder. A crash at any point leaves
- * either the old file or the new one, never a mix.
+ * Writes `data` to `path` as a fresh log (a snapshot line, then one line per
+ * record), atomically: a temporary file beside it, fsync, rename over the old
+ * one, fsync of the folder. A crash at any point leaves either the old file or
+ * the new one; a failure leaves no temporary file. Returns the bytes written.
  *
  * @example
- * await writeFileAtomic('sandbox.json', JSON.stringify(sandbox.dump()))
+ * await writeSnapshot('sandbox.json', sandbox.dump())
  */
-export async function writeFileAtomic(
+export async function writeSnapshot(
   path: string,
-  text: string,
-): Promise<void> {
-  const temp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`)
-  const file = await open(temp, 'w', 0o600)
+  data: SandboxData,
+): Promise<number> {
+  const temp = tempPath(path)
+  let bytes = 0
   try {
-    await file.writeFile(text)
-    await file.sync()
-  } finally {
-    await file.close()
-  }
-  try {
+    const file = await open(temp, 'w', 0o600)
+    try {
+      const { accounts, api_keys, customers, tokens, ...head } = data
+      // @note One record per line and one buffer per ~1 MB: no single string
+      // ever holds the whole state, so no state is too large to write.
+      let chunk = `${JSON.stringify({ ...head, accounts: [], api_keys: [], customers: [], tokens: [] })}\n`
+      const flushChunk = async (): Promise<void> => {
+        const buffer = Buffer.from(chunk)
+        chunk = ''
+        await writeAll(file, buffer)
+        bytes += buffer.length
+      }
+      for (const [kind, list] of [
+        ['account', accounts],
+        ['api_key', api_keys],
+        ['customer', customers],
+        ['token', tokens],
+      ] as const) {
+        for (const record of list) {
+          chunk += `{"${kind}":${JSON.stringify(record)}}\n`
+          if (chunk.length >= 1 << 20) await flushChunk()
+        }
+      }
+      await flushChunk()
+      await file.sync()
+    } finally {
+      await file.close()
+    }
     await rename(temp, path)
   } catch (error) {
     await unlink(temp).catch(() => {})
@@ -68,9 +213,135 @@ export async function writeFileAtomic(
     await folder.sync().catch(() => {})
     await folder.close()
   }
+  return bytes
 }
 
-/** What a completed flush reports. */
+/** Writes all of `buffer` at the end of `file`: a full disk writes part of it, then fails. */
+async function writeAll(file: FileHandle, buffer: Buffer): Promise<void> {
+  let offset = 0
+  while (offset < buffer.length) {
+    const { bytesWritten } = await file.write(
+      buffer,
+      offset,
+      buffer.length - offset,
+    )
+    offset += bytesWritten
+  }
+}
+
+/**
+ * Removes the temporary files that killed processes left beside `path`
+ * (`.<name>.<pid>.tmp`). Call it while holding the lock: no other writer of
+ * this file is running then. Returns how many it removed.
+ *
+ * @example
+ * await removeStaleTempFiles('sandbox.json')
+ */
+export async function removeStaleTempFiles(path: string): Promise<number> {
+  const name = basename(path)
+  const pattern = new RegExp(
+    `^\\.${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\.(lock\\.)?(\\d+)\\.tmp$`,
+  )
+  const entries = await readdir(dirname(path)).catch(() => [] as string[])
+  let removed = 0
+  for (const entry of entries) {
+    const match = pattern.exec(entry)
+    // Another server may be creating its lock right now: spare a live one.
+    if (!match || (match[1] && isRunning(Number(match[2])))) continue
+    await unlink(join(dirname(path), entry)).then(
+      () => removed++,
+      () => {},
+    )
+  }
+  return removed
+}
+
+/** A held `<file>.lock`. */
+export interface DataFileLock {
+  /** Removes the lock file if it is still ours. */
+  release(): Promise<void>
+}
+
+/**
+ * Takes `<path>.lock`, holding this process's pid, so that only one server
+ * writes a data file. A lock whose holder is no longer running is taken over.
+ * Throws a `DataFileError` naming the file and the holder's pid when another
+ * process holds it.
+ *
+ * @example
+ * const lock = await lockDataFile('sandbox.json')
+ * await lock.release()
+ */
+export async function lockDataFile(path: string): Promise<DataFileLock> {
+  const lockPath = `${path}.lock`
+  const temp = join(dirname(path), `.${basename(path)}.lock.${process.pid}.tmp`)
+  const pid = String(process.pid)
+  await writeFile(temp, pid).catch((error: Error) => {
+    throw new DataFileError(
+      `Cannot create the lock file ${lockPath}: ${error.message}`,
+    )
+  })
+  try {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        // @note link() fails if the lock exists, and never shows a lock file
+        // without its pid, as open(O_EXCL) followed by a write would.
+        await link(temp, lockPath)
+        break
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
+          throw new DataFileError(
+            `Cannot create the lock file ${lockPath}: ${(error as Error).message}`,
+          )
+        }
+      }
+      const holder = Number(
+        (await readFile(lockPath, 'utf8').catch(() => '')).trim(),
+      )
+      if (attempt < 2 && !isRunning(holder)) {
+        // The holder died without releasing it (kill -9): take it over.
+        await unlink(lockPath).catch(() => {})
+        continue
+      }
+      throw new DataFileError(
+        `The data file ${path} is in use by another sandbox server (pid ${holder || 'unknown'}, lock file ${lockPath}). Stop that server, or pass another --data-file.`,
+      )
+    }
+  } finally {
+    await unlink(temp).catch(() => {})
+  }
+  let released = false
+  return {
+    async release() {
+      if (released) return
+      released = true
+      const holder = await readFile(lockPath, 'utf8').catch(() => '')
+      if (holder.trim() === pid) await unlink(lockPath).catch(() => {})
+    },
+  }
+}
+
+/** Waits until no seeding is under way, even one a reset started meanwhile. */
+async function settled(sandbox: SandboxCore): Promise<void> {
+  let ready: Promise<void> | undefined
+  while (ready !== sandbox.ready) {
+    ready = sandbox.ready
+    await ready
+  }
+}
+
+function isRunning(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    // EPERM: it runs, as another user.
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+/** What a completed snapshot (compaction) of the data file reports. */
 export interface FlushInfo {
   /** Wall-clock ms when the state was taken: every write acknowledged before it is in the file. */
   snapshotAt: number
@@ -79,78 +350,162 @@ export interface FlushInfo {
   bytes: number
 }
 
-/** Keeps a data file no more than `maxDelayMs` behind the sandbox. */
-export interface DataFileWriter {
-  /** Notes a change; the file is written within `maxDelayMs`. */
-  markDirty(): void
-  /** Writes now if anything changed, and waits for it. */
-  flush(): Promise<void>
+/** The append-only data file of a running server. */
+export interface DataFileLog {
+  /**
+   * Appends one created record and resolves once it is on disk (fdatasync).
+   * Records arriving while a sync is under way share the next one. On a
+   * failure `undo` runs first, before any later write, and the promise rejects.
+   */
+  append(created: CreatedRecord, undo: () => void): Promise<void>
+  /** Rewrites the file from the sandbox's whole state (a compaction) and resolves once it is on disk. */
+  snapshot(): Promise<void>
+  /** The error of the last write if it failed; cleared by the next write that succeeds. */
+  fault(): StorageFault | undefined
+  /** Writes a last snapshot (a failure goes to `onError`) and closes the file. */
+  close(): Promise<void>
+}
+
+interface Pending {
+  /** A record's line, or `undefined` for a snapshot. */
+  line: Buffer | undefined
+  undo: (() => void) | undefined
+  resolve: () => void
+  reject: (error: Error) => void
 }
 
 /**
- * Creates the debounced, atomic writer of `--data-file`.
+ * Opens the data file for appending, after writing a fresh snapshot of the
+ * sandbox to it (which also drops whatever a crash cut short). Every write
+ * then is a line appended and fdatasync'ed before its promise resolves; the
+ * writes that arrive during one sync share the next (group commit), so a
+ * write costs the same however large the file is. A failed append is cut off
+ * again (truncated to the last good length).
  *
  * @example
- * const writer = createDataFileWriter('sandbox.json', sandbox, { maxDelayMs: 200 })
- * writer.markDirty()
+ * const log = await openDataFileLog('sandbox.json', sandbox)
+ * await log.append({ customer: record }, () => db.remove({ customer: record }))
  */
-export function createDataFileWriter(
+export async function openDataFileLog(
   path: string,
   sandbox: SandboxCore,
   options: {
-    maxDelayMs: number
     onFlush?: (info: FlushInfo) => void
     onError?: (error: Error) => void
-  },
-): DataFileWriter {
-  let dirty = false
-  let timer: ReturnType<typeof setTimeout> | undefined
-  let writing: Promise<void> | undefined
+  } = {},
+): Promise<DataFileLog> {
+  let handle: FileHandle | undefined
+  let size = 0
+  let fault: StorageFault | undefined
+  // Whether the file may lag behind memory (a failed snapshot, a failed
+  // truncation): the next write is then a whole snapshot, not a line.
+  let stale = false
+  const queue: Pending[] = []
+  let running: Promise<void> | undefined
 
-  const write = async (): Promise<void> => {
-    while (dirty) {
-      dirty = false
-      await sandbox.ready
-      const snapshotAt = Date.now()
-      const data = sandbox.dump()
-      const text = JSON.stringify(data)
-      try {
-        await writeFileAtomic(path, text)
-        options.onFlush?.({
-          snapshotAt,
-          customers: data.customers.length,
-          tokens: data.tokens.length,
-          bytes: Buffer.byteLength(text),
-        })
-      } catch (error) {
-        options.onError?.(error as Error)
-      }
-    }
-  }
-
-  const flush = (): Promise<void> => {
-    if (timer) {
-      clearTimeout(timer)
-      timer = undefined
-    }
-    writing ??= write().finally(() => {
-      writing = undefined
+  const compact = async (): Promise<number> => {
+    const snapshotAt = Date.now()
+    const data = sandbox.dump()
+    stale = true
+    const bytes = await writeSnapshot(path, data)
+    // The old handle points at the file the rename replaced.
+    const next = await open(path, 'a')
+    await handle?.close().catch(() => {})
+    handle = next
+    size = bytes
+    stale = false
+    options.onFlush?.({
+      snapshotAt,
+      customers: data.customers.length,
+      tokens: data.tokens.length,
+      bytes,
     })
-    return writing
+    return bytes
   }
+
+  try {
+    await compact()
+  } catch (error) {
+    await handle?.close().catch(() => {})
+    throw new DataFileError(
+      `Cannot write the data file ${path}: ${(error as Error).message}`,
+    )
+  }
+
+  const fail = (batch: Pending[], error: Error): void => {
+    const code = (error as NodeJS.ErrnoException).code ?? 'EIO'
+    // Told once per outage, not once per refused write.
+    if (fault === undefined) options.onError?.(error)
+    fault = {
+      code,
+      // The health check is open to anyone: no paths of this machine in it.
+      message: error.message.replace(/,? '[^']*'(?: -> '[^']*')?/g, ''),
+      since: fault?.since ?? new Date().toISOString(),
+    }
+    // @note Undo every record before anything else is written, so that no
+    // later snapshot can hold a record whose creation was refused.
+    for (const entry of batch) entry.undo?.()
+    for (const entry of batch) entry.reject(error)
+  }
+
+  const drain = async (): Promise<void> => {
+    while (queue.length > 0) {
+      const whole = stale || queue.some((entry) => entry.line === undefined)
+      // A snapshot waits for a reset's seeding to finish.
+      if (whole) await settled(sandbox)
+      // @note Taken in the same tick as a snapshot's dump: every record in
+      // memory is then either in the file already or in this batch.
+      const batch = queue.splice(0)
+      try {
+        if (whole) {
+          // The snapshot holds the batch's records too.
+          await compact()
+        } else {
+          const buffer = Buffer.concat(batch.map((entry) => entry.line!))
+          try {
+            await writeAll(handle!, buffer)
+            await handle!.datasync()
+            size += buffer.length
+          } catch (error) {
+            // @note Never leave half a line behind: the next append would
+            // glue onto it and make the file unreadable.
+            await handle!.truncate(size).catch(() => {
+              stale = true
+            })
+            throw error
+          }
+        }
+      } catch (error) {
+        fail(batch, error as Error)
+        continue
+      }
+      fault = undefined
+      for (const entry of batch) entry.resolve()
+    }
+  }
+
+  const enqueue = (
+    line: Buffer | undefined,
+    undo: (() => void) | undefined,
+  ): Promise<void> =>
+    new Promise<void>((resolve, reject) => {
+      queue.push({ line, undo, resolve, reject })
+      running ??= drain().finally(() => {
+        running = undefined
+      })
+    })
 
   return {
-    markDirty() {
-      dirty = true
-      timer ??= setTimeout(() => {
-        timer = undefined
-        void flush()
-      }, options.maxDelayMs)
+    append(created, undo) {
+      return enqueue(Buffer.from(`${JSON.stringify(created)}\n`), undo)
     },
-    async flush() {
-      // A write under way may have taken its snapshot before the last change.
-      await writing
-      if (dirty) await flush()
+    snapshot: () => enqueue(undefined, undefined),
+    fault: () => fault,
+    async close() {
+      // A failure was reported already, once per outage.
+      await enqueue(undefined, undefined).catch(() => {})
+      await handle?.close().catch(() => {})
+      handle = undefined
     },
   }
 }

@@ -14,6 +14,10 @@ export type Credential =
   | { kind: 'api-key'; record: ApiKeyRecord }
   | { kind: 'token'; record: TokenRecord }
 
+/** A record that an operation created, as one line of the data file holds it. */
+export type CreatedRecord =
+  { customer: CustomerRecord } | { token: TokenRecord }
+
 /** The records of one kind that the API creates, in the order they were made. */
 export interface RecordList<T> {
   all(): readonly T[]
@@ -53,6 +57,11 @@ export interface Database {
   insertCustomer(record: CustomerRecord): CustomerRecord
   /** Adds a token built from validated input; no copy is made. */
   insertToken(record: TokenRecord): TokenRecord
+  /**
+   * Takes back a record that an operation just created (its write to the data
+   * file failed), from the list and every index.
+   */
+  remove(created: CreatedRecord): void
   /** Whether `email` (case-insensitively) belongs to a customer of the account. */
   emailTaken(accountId: string, email: string): boolean
 }
@@ -100,6 +109,11 @@ export function createDatabase(
     const list = map.get(key)
     if (list) list.push(value)
     else map.set(key, [value])
+  }
+  // A record taken back is one of the last made: search from the end.
+  const drop = <T>(list: T[] | undefined, value: T): void => {
+    const at = list?.lastIndexOf(value) ?? -1
+    if (at !== -1) list!.splice(at, 1)
   }
   // With `indexEmails`, each account's normalised emails.
   const emails = new Set<string>()
@@ -151,6 +165,34 @@ export function createDatabase(
         emails.add(emailKey(record.account_id, record.email))
       }
       return record
+    },
+    remove(created) {
+      if ('customer' in created) {
+        const record = created.customer
+        if (customerIndex.get(record.id) !== record) return
+        drop(customerList, record)
+        drop(customersByAccount.get(record.account_id), record)
+        customerIndex.delete(record.id)
+        // @note With uniqueEmail no other customer of the account has it.
+        if (options.indexEmails && record.email !== undefined) {
+          emails.delete(emailKey(record.account_id, record.email))
+        }
+      } else {
+        const record = created.token
+        if (tokenIndex.get(record.id) !== record) return
+        drop(tokenList, record)
+        drop(tokensByAccount.get(record.account_id), record)
+        tokenIndex.delete(record.id)
+        const hash = secretHash(record.secret)
+        const bucket = byHash.get(hash)
+        if (Array.isArray(bucket)) {
+          const rest = bucket.filter((c) => c.record !== record)
+          if (rest.length === 1) byHash.set(hash, rest[0]!)
+          else byHash.set(hash, rest)
+        } else if (bucket?.record === record) {
+          byHash.delete(hash)
+        }
+      }
     },
     insertToken(record) {
       tokenList.push(record)

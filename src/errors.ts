@@ -149,6 +149,13 @@ export const ERROR_REGISTRY = {
     when: 'More header fields than `maxHeadersCount` (100 by default), or headers over 16 KiB in all (the standalone server).',
     trigger: 'Send 101 headers.',
   },
+  storage_unavailable: {
+    status: 503,
+    title: 'Storage unavailable',
+    when: 'Only on a server with `--data-file`: the write could not be stored (disk full, file too large, read-only, I/O error), so nothing was created; `Retry-After` says when to try again and `GET /__sandbox/health` answers 503 `degraded` until a write succeeds.',
+    trigger:
+      'Start the server with --data-file on a full disk (or under `ulimit -f`), then create a customer.',
+  },
   internal_error: {
     status: 500,
     title: 'Internal error',

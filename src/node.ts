@@ -12,11 +12,13 @@ import { NodeRequest, sendNodeResponse } from 'srvx/node'
 import { createSandboxCore } from './sandbox-core.ts'
 import { DirectResponse, IncomingCall, sendResponse } from './node-direct.ts'
 import {
-  createDataFileWriter,
   DataFileError,
+  lockDataFile,
+  openDataFileLog,
   readDataFile,
-  writeFileAtomic,
-  type DataFileWriter,
+  removeStaleTempFiles,
+  type DataFileLock,
+  type DataFileLog,
   type FlushInfo,
 } from './data-file.ts'
 import { problemJson, SandboxError, STATUS_TEXT } from './errors.ts'
@@ -54,15 +56,17 @@ export interface SandboxServerOptions extends SandboxOptions {
    */
   host?: string
   /**
-   * Keeps the data in this JSON file: loaded on start (created when missing),
-   * written at most `dataFileDelayMs` after each change and on close.
+   * Keeps the data in this file (JSON Lines: a snapshot, then one line per
+   * record created): loaded on start (created when missing) and locked
+   * against a second server. Each write is on disk (fdatasync) before its
+   * `201`; a write that cannot be stored is a `503 storage_unavailable`.
    * @default undefined
    * @example createSandboxServer({ dataFile: 'sandbox.json' })
    */
   dataFile?: string
   /**
-   * How far behind the sandbox the data file may fall, in milliseconds.
-   * @default 200
+   * @deprecated Ignored: with a data file, every write is stored before it
+   * is answered.
    */
   dataFileDelayMs?: number
   /**
@@ -115,7 +119,7 @@ export interface SandboxServerOptions extends SandboxOptions {
   maxConnections?: number
   /** Called once per request answered. */
   onLog?: (log: RequestLog) => void
-  /** Called after each completed write of the data file. */
+  /** Called after each snapshot (compaction) of the data file: at start, after a `/__sandbox/` change, on close. */
   onFlush?: (info: FlushInfo) => void
   /**
    * A directory of static files served at `/` for paths outside the API and
@@ -181,7 +185,7 @@ export async function createSandboxServer(
     port = 4100,
     host = '127.0.0.1',
     dataFile,
-    dataFileDelayMs = 200,
+    dataFileDelayMs: _deprecated,
     onLog,
     onFlush,
     playground = PLAYGROUND_DIR,
@@ -231,7 +235,7 @@ export async function createSandboxServer(
     )
   }
 
-  let writer: DataFileWriter | undefined
+  let dataLog: DataFileLog | undefined
   const { sandbox, router } = createSandboxCore(
     {
       // A replayed session keeps the determinism it was recorded with.
@@ -242,7 +246,6 @@ export async function createSandboxServer(
         // @note Logged from the journal entry, not kept until the answer is
         // sent: a network error is never sent, and the entry would stay.
         if (onLog) onLog(logOf(entry))
-        if (entry.status >= 200 && entry.status < 300) writer?.markDirty()
       },
     },
     // The operations' answers are written to node:http as they were built
@@ -252,33 +255,51 @@ export async function createSandboxServer(
       streamedBodies: true,
       responseHeaders: (request) =>
         corsHeaders(request.headers.get('origin'), true),
+      ...(dataFile !== undefined && {
+        storage: {
+          persist: (created, undo) => dataLog!.append(created, undo),
+          persistState: () => dataLog!.snapshot(),
+          fault: () => dataLog?.fault(),
+        },
+      }),
     },
   )
   await sandbox.ready
 
   let loadedFromFile = false
+  let lock: DataFileLock | undefined
+  // Whatever fails from here on must give the lock back.
+  const abandon = async (): Promise<void> => {
+    await dataLog?.close()
+    await lock?.release()
+  }
   if (dataFile !== undefined) {
-    const data = await readDataFile(dataFile)
-    if (data === undefined) {
-      await writeFileAtomic(dataFile, JSON.stringify(sandbox.dump()))
-    } else {
-      try {
-        await sandbox.load(data)
-      } catch (error) {
-        throw new DataFileError(
-          `The data file ${dataFile} cannot be used: ${(error as Error).message.replace(/^Failed to load sandbox data: /, '')} It was left untouched; move it away or pass another --data-file.`,
-        )
+    lock = await lockDataFile(dataFile)
+    try {
+      await removeStaleTempFiles(dataFile)
+      const data = await readDataFile(dataFile)
+      if (data !== undefined) {
+        try {
+          await sandbox.load(data)
+        } catch (error) {
+          throw new DataFileError(
+            `The data file ${dataFile} cannot be used: ${(error as Error).message.replace(/^Failed to load sandbox data: /, '')} It was left untouched; move it away or pass another --data-file.`,
+          )
+        }
+        loadedFromFile = true
       }
-      loadedFromFile = true
+      // Compacts: the snapshot and every line replayed become one fresh file.
+      dataLog = await openDataFileLog(dataFile, sandbox, {
+        ...(onFlush && { onFlush }),
+        onError: (error) =>
+          console.error(
+            `Failed to write the data file ${dataFile}: ${error.message}`,
+          ),
+      })
+    } catch (error) {
+      await lock.release()
+      throw error
     }
-    writer = createDataFileWriter(dataFile, sandbox, {
-      maxDelayMs: dataFileDelayMs,
-      ...(onFlush && { onFlush }),
-      onError: (error) =>
-        console.error(
-          `Failed to write the data file ${dataFile}: ${error.message}`,
-        ),
-    })
   }
 
   const baseOrigin = sandbox.options.baseUrl?.origin
@@ -322,9 +343,6 @@ export async function createSandboxServer(
       if (!verdict.trusted) {
         response.headers.delete('access-control-allow-origin')
         response.headers.delete('access-control-expose-headers')
-      }
-      if (writer && request.method !== 'GET' && response.status < 300) {
-        writer.markDirty()
       }
     }
     // The API's answers are in the journal and logged from there.
@@ -512,6 +530,9 @@ export async function createSandboxServer(
       )
     })
     server.listen(port, host, () => resolve())
+  }).catch(async (error: unknown) => {
+    await abandon()
+    throw error
   })
   const address = server.address() as AddressInfo
   const shownHost =
@@ -543,7 +564,7 @@ export async function createSandboxServer(
         await closed
         clearInterval(sweep)
         clearTimeout(timer)
-        await writer?.flush()
+        await abandon()
       })()
       return closing
     },
@@ -761,7 +782,7 @@ function notFound(sandbox: SandboxCore, request: Request): Response {
   )
 }
 
-export { DataFileError }
+export { DataFileError, readDataFile }
 export type { FlushInfo }
 
 export { setupSandboxServer } from './setup-server.ts'

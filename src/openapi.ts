@@ -41,6 +41,14 @@ const jsonSchema = (
 /** Response shapes of the sandbox's own surface, documented and checked in tests. */
 const SurfaceSchemas = {
   Health: z.object({ status: z.literal('ok') }),
+  HealthDegraded: z.object({
+    status: z.literal('degraded'),
+    storage: z.object({
+      code: z.string(),
+      message: z.string(),
+      since: z.iso.datetime(),
+    }),
+  }),
   Clock: z.object({ now: z.iso.datetime(), frozen: z.boolean() }),
   Reset: z.object({
     status: z.literal('reset'),
@@ -329,6 +337,11 @@ export function createOpenApiDocument(
       ['RetryAfter', 'RateLimit', 'RateLimitPolicy'],
     ),
     ...extra,
+    // @note A scenario's 503 shares the status with a failed write.
+    '503': problemResponse(
+      ['storage_unavailable', 'simulated_failure'],
+      ['RetryAfter'],
+    ),
     default: SIMULATED,
   })
 
@@ -516,7 +529,17 @@ export function createOpenApiDocument(
       },
       '/__sandbox/health': {
         get: {
-          ...surface('Health check', okJson('Up.', ref('SandboxHealth'))),
+          ...surface('Health check', {
+            ...okJson('Up.', ref('SandboxHealth')),
+            '503': {
+              description:
+                'Degraded: the last write of the data file failed (a server with `--data-file` only); back to 200 once a write succeeds.',
+              headers: common(['RetryAfter']),
+              content: {
+                'application/json': { schema: ref('SandboxHealthDegraded') },
+              },
+            },
+          }),
           security: [],
         },
       },

@@ -12,6 +12,7 @@ import {
   validationError,
   type ErrorCode,
 } from './errors.ts'
+import type { CreatedRecord } from './db.ts'
 import type { JournalEntry, Operation } from './journal.ts'
 import { LimitReachedError, limitHint, limitReached } from './limits.ts'
 import { parseScenarioHeader, type ScenarioEffect } from './scenarios.ts'
@@ -34,6 +35,8 @@ export interface OperationResult {
   body: unknown
   /** Headers of its own, as name-value pairs. */
   headers?: [string, string][]
+  /** The record it added, which a server with a data file stores before answering. */
+  created?: CreatedRecord
 }
 
 /** One operation of the interface, as the pipeline runs it. */
@@ -342,6 +345,7 @@ export async function runOperation(
 
     if (effect?.delayMs) await sleep(effect.delayMs)
     const result = spec.execute(ctx, principal, body, ctx.clock.now())
+    if (ctx.storage && result.created) await persist(ctx, result.created)
     const answer: StoredResponse = {
       status: result.status,
       headers: [['content-type', 'application/json']],
@@ -368,6 +372,42 @@ export async function runOperation(
   }
   return finish(response, stamped)
 }
+
+/**
+ * Waits until the data file holds `created`; a failed write takes the record
+ * back and answers `storage_unavailable`, so no 201 is ever sent for a record
+ * that was not stored.
+ */
+async function persist(
+  ctx: SandboxContext,
+  created: CreatedRecord,
+): Promise<void> {
+  // A reset during the write renews ctx.db: take the record back from its own.
+  const { db } = ctx
+  try {
+    await ctx.storage!.persist(created, () => db.remove(created))
+  } catch (error) {
+    throw storageUnavailable(error as Error)
+  }
+}
+
+/**
+ * The problem for a write the data file could not take.
+ *
+ * @example
+ * throw storageUnavailable(Object.assign(new Error('no space'), { code: 'ENOSPC' }))
+ */
+export function storageUnavailable(error: Error): SandboxError {
+  const code = (error as { code?: string }).code ?? 'EIO'
+  return new SandboxError(
+    'storage_unavailable',
+    `The sandbox could not store this write in its data file (${code}), so nothing was changed. Retry once the data file can be written again; GET /__sandbox/health shows the storage error.`,
+    { headers: { 'retry-after': String(STORAGE_RETRY_AFTER_SECONDS) } },
+  )
+}
+
+/** The Retry-After of `storage_unavailable` and of a degraded health check. */
+export const STORAGE_RETRY_AFTER_SECONDS = 5
 
 function takeScenario(
   ctx: SandboxContext,

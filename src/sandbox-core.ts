@@ -8,7 +8,7 @@ import {
 } from '../fixtures/seed.ts'
 import { assumptionLedger } from './assumptions.ts'
 import { createClock } from './clock.ts'
-import type { RequestLike, SandboxContext } from './context.ts'
+import type { RequestLike, SandboxContext, StorageHook } from './context.ts'
 import { createDatabase, type Database } from './db.ts'
 import { createIdempotencyStore } from './idempotency.ts'
 import {
@@ -52,6 +52,8 @@ export interface SandboxAdapter {
   streamedBodies?: boolean
   /** Headers to add to every answer, e.g. CORS, as name-value pairs. */
   responseHeaders?: (request: RequestLike) => [string, string][]
+  /** Durable storage: each write is stored before it is answered. */
+  storage?: StorageHook
 }
 
 /**
@@ -87,6 +89,7 @@ export function createSandboxCore(
     Response: adapter.Response ?? Response,
     streamedBodies: adapter.streamedBodies ?? false,
     responseHeaders: adapter.responseHeaders,
+    storage: adapter.storage,
     seeded: false,
     clock: createClock(resolved.clockAfterSet),
     schemas: {

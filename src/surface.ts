@@ -3,6 +3,7 @@ import type { SandboxContext } from './context.ts'
 import { SandboxError } from './errors.ts'
 import { LimitReachedError, limitReached } from './limits.ts'
 import { reportUnexpected } from './report.ts'
+import { storageUnavailable } from './pipeline.ts'
 import { constantTimeEqual } from './secrets.ts'
 import { clip, parseJsonObject, readBody, validateBody } from './validation.ts'
 import type { z } from 'zod'
@@ -93,12 +94,27 @@ export async function runSurface(
         )
       },
     })
+    if (
+      ctx.storage &&
+      request.method !== 'GET' &&
+      response.status < 300 &&
+      !KEEPS_DATA.test(url.pathname)
+    ) {
+      // @note Answered only once stored; on failure the change stays in
+      // memory and the next write stores the whole state again.
+      await ctx.storage.persistState().catch((error: Error) => {
+        throw storageUnavailable(error)
+      })
+    }
   } catch (error) {
     response = render(ctx, requestId, error)
   }
   response.headers.set('x-request-id', requestId)
   return response
 }
+
+// The surface calls that change nothing a data file holds.
+const KEEPS_DATA = /\/__sandbox\/(?:scenarios|latency|requests|snapshots)$/
 
 /**
  * A 404 for an unknown `/__sandbox/` path, or a 405 listing the methods a

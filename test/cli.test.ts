@@ -7,6 +7,7 @@ import { promisify } from 'node:util'
 import { afterEach, expect, it } from 'vitest'
 import packageJson from '../package.json' with { type: 'json' }
 import { DEMO_KEY_ONE } from '../fixtures/demo-keys.ts'
+import { readDataFile } from '../src/data-file.ts'
 import { spawnCli, type Spawned } from './_spawn.ts'
 
 const running: Spawned[] = []
@@ -312,7 +313,9 @@ it('keeps data across restarts with --data-file and flushes it on SIGTERM', asyn
   ).json()
   first.child.kill('SIGTERM')
   expect(await first.exited).toBe(0)
-  const saved = JSON.parse(await readFile(file, 'utf8'))
+  const saved = (await readDataFile(file)) as {
+    customers: { id: string }[]
+  }
   expect(saved).toMatchObject({
     format: 'customer-token-sandbox/data',
     version: 1,
@@ -341,7 +344,7 @@ it('creates a missing data file at start', async () => {
   const file = join(folder, 'new.json')
   const cli = start(['--port', '0', '--quiet', '--data-file', file])
   await urlOf(cli)
-  const saved = JSON.parse(await readFile(file, 'utf8'))
+  const saved = (await readDataFile(file)) as { customers: unknown[] }
   expect(saved.customers).toHaveLength(50)
 })
 

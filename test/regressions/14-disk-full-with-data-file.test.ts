@@ -1,0 +1,188 @@
+import { spawn } from 'node:child_process'
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, expect, it } from 'vitest'
+import { DEMO_KEY_ONE } from '../../fixtures/demo-keys.ts'
+import { readDataFile } from '../../src/data-file.ts'
+import { createSandbox } from '../../src/index.ts'
+import { BIN } from '../_spawn.ts'
+
+// A real full disk without root: under `ulimit -f` every write past the size
+// fails with EFBIG (Node ignores SIGXFSZ), as ENOSPC does on a full disk.
+const LIMIT_KB = 48
+
+const folders: string[] = []
+const children: ReturnType<typeof spawn>[] = []
+afterEach(async () => {
+  for (const child of children.splice(0)) child.kill('SIGKILL')
+  for (const folder of folders.splice(0))
+    await rm(folder, { recursive: true, force: true })
+})
+
+/** Starts the CLI whose files may not grow past `LIMIT_KB`, and waits for its URL. */
+async function startLimited(file: string) {
+  const child = spawn(
+    'bash',
+    [
+      '-c',
+      `ulimit -f ${LIMIT_KB} && exec "$0" "$@"`,
+      process.execPath,
+      BIN,
+      ...['--port', '0', '--quiet', '--customers', '5', '--data-file', file],
+    ],
+    {
+      env: { ...process.env, NO_COLOR: '1', PORT: '', HOST: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  )
+  children.push(child)
+  let stdout = ''
+  let stderr = ''
+  child.stderr!.setEncoding('utf8').on('data', (chunk) => (stderr += chunk))
+  const exited = new Promise<number | string>((resolve) =>
+    child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)),
+  )
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk
+      const match = /http:\/\/\S+/.exec(stdout)
+      if (match) resolve(match[0])
+    })
+    void exited.then(() => reject(new Error(`exited early: ${stderr}`)))
+  })
+  return { child, url, exited, stderr: () => stderr }
+}
+
+const create = (url: string, n: number) =>
+  fetch(`${url}/v1/customers`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${DEMO_KEY_ONE}`,
+      'content-type': 'application/json',
+    },
+    body: JSON.stringify({
+      name: `${'Filler '.repeat(25)}${n}`,
+      email: `filler${n}@example.com`,
+    }),
+  })
+
+/** Creates customers from `workers` loops until `total` answers came back. */
+async function fill(url: string, total: number, workers = 8) {
+  const stored: string[] = []
+  const refused: { status: number; code: string; retryAfter: string | null }[] =
+    []
+  let next = 0
+  await Promise.all(
+    Array.from({ length: workers }, async () => {
+      while (next < total) {
+        const response = await create(url, next++)
+        const body = (await response.json()) as { id: string; code: string }
+        if (response.status === 201) stored.push(body.id)
+        else
+          refused.push({
+            status: response.status,
+            code: body.code,
+            retryAfter: response.headers.get('retry-after'),
+          })
+      }
+    }),
+  )
+  return { stored, refused }
+}
+
+const health = async (url: string) => {
+  const response = await fetch(`${url}/__sandbox/health`)
+  return { status: response.status, body: await response.json() }
+}
+
+it('answers 503 storage_unavailable for every write a full disk refuses, and every 201 is in the data file afterwards', async () => {
+  const folder = await mkdtemp(join(tmpdir(), 'cts-full-'))
+  folders.push(folder)
+  const file = join(folder, 'data.json')
+  const server = await startLimited(file)
+  expect((await health(server.url)).status).toBe(200)
+
+  const { stored, refused } = await fill(server.url, 400)
+  expect(stored.length).toBeGreaterThan(0)
+  expect(refused.length).toBeGreaterThan(0)
+  for (const answer of refused) {
+    expect(answer).toEqual({
+      status: 503,
+      code: 'storage_unavailable',
+      retryAfter: '5',
+    })
+  }
+  const degraded = await health(server.url)
+  expect(degraded.status).toBe(503)
+  expect(degraded.body).toMatchObject({
+    status: 'degraded',
+    storage: { code: 'EFBIG' },
+  })
+  // The refused records are gone from memory too.
+  const state = await (await fetch(`${server.url}/__sandbox/state`)).json()
+  const inMemory = new Set(state.customers.map((c: { id: string }) => c.id))
+  expect(stored.every((id) => inMemory.has(id))).toBe(true)
+  expect(
+    state.customers.filter((c: { name: string }) => c.name.startsWith('Filler'))
+      .length,
+  ).toBe(stored.length)
+
+  // The refused request's Idempotency-Key is free again: a retry is not a replay.
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const retry = await fetch(`${server.url}/v1/customers`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${DEMO_KEY_ONE}`,
+        'content-type': 'application/json',
+        'idempotency-key': 'full-disk-retry',
+      },
+      body: JSON.stringify({ name: 'X'.repeat(200), email: 'x@example.com' }),
+    })
+    expect(retry.status).toBe(503)
+    expect(retry.headers.get('idempotent-replayed')).toBeNull()
+  }
+
+  server.child.kill('SIGTERM')
+  expect(await server.exited).toBe(0)
+  expect(server.stderr()).toMatch(/Failed to write the data file .*EFBIG/)
+  // Once per outage (a shorter line may still fit and end one), not once
+  // per refused write.
+  expect(server.stderr().match(/Failed to write/g)!.length).toBeLessThan(
+    refused.length / 4,
+  )
+  expect(server.stderr()).not.toMatch(/\n\s+at /)
+  // No half line and no temporary file is left behind.
+  expect((await readFile(file)).at(-1)).toBe(0x0a)
+  expect(await readdir(folder)).toEqual(['data.json'])
+
+  const data = (await readDataFile(file)) as {
+    customers: { id: string; name: string }[]
+  }
+  await createSandbox({ customersPerAccount: 0 }).load(data)
+  const onDisk = new Set(data.customers.map((c) => c.id))
+  expect(stored.filter((id) => !onDisk.has(id))).toEqual([])
+  expect(data.customers.filter((c) => c.name.startsWith('Filler')).length).toBe(
+    stored.length,
+  )
+})
+
+it('turns health back to ok once a write succeeds again', async () => {
+  const folder = await mkdtemp(join(tmpdir(), 'cts-full-'))
+  folders.push(folder)
+  const server = await startLimited(join(folder, 'data.json'))
+  const { refused } = await fill(server.url, 400)
+  expect(refused.length).toBeGreaterThan(0)
+  expect((await health(server.url)).status).toBe(503)
+
+  // A reset stores a small snapshot, which fits.
+  const reset = await fetch(`${server.url}/__sandbox/reset`, {
+    method: 'POST',
+  })
+  expect(reset.status).toBe(200)
+  expect(await health(server.url)).toEqual({
+    status: 200,
+    body: { status: 'ok' },
+  })
+  expect((await create(server.url, 1)).status).toBe(201)
+})
