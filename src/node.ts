@@ -386,7 +386,10 @@ export async function createSandboxServer(
     // loop), so that a small body sent with its headers keeps the connection.
     if (!req.complete) {
       await new Promise((resolve) => setImmediate(resolve))
-      if (!req.complete) res.shouldKeepAlive = false
+      if (!req.complete) {
+        res.shouldKeepAlive = false
+        lingerOnClose(req.socket)
+      }
     }
     await sendResponse(res, response)
   }
@@ -716,6 +719,34 @@ function withCors(response: Response, origin: string | null): Response {
     response.headers.set(name, value)
   }
   return response
+}
+
+// How long, and for how many bytes, a refused body is still read and dropped
+// after its answer before the connection is cut.
+const LINGER_MS = 2000
+const LINGER_BYTES = 1_048_576
+
+/**
+ * Makes node:http's close of `socket` after its answer a lingering one:
+ * closing with unread data sends a reset, which can make the client drop the
+ * answer before reading it. The answer is followed by a half-close, what the
+ * client still sends is read and dropped for a moment, then the socket goes.
+ */
+function lingerOnClose(socket: Socket): void {
+  Reflect.set(socket, 'destroySoon', () => {
+    socket.end()
+    // The HTTP parser is done with this connection; nothing more is parsed.
+    socket.removeAllListeners('data')
+    let read = 0
+    const timer = setTimeout(() => socket.destroy(), LINGER_MS)
+    timer.unref()
+    socket.on('data', (chunk: Buffer) => {
+      read += chunk.length
+      if (read > LINGER_BYTES) socket.destroy()
+    })
+    socket.once('close', () => clearTimeout(timer))
+    socket.resume()
+  })
 }
 
 /** The log line of a journal entry. */
