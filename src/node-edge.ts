@@ -42,6 +42,7 @@ export interface Edge {
 // RFC 3986 unreserved characters only: no userinfo, no percent-encoding.
 const HOST_SYNTAX =
   /^(?:\[[0-9A-Fa-f:.]{2,45}\]|[A-Za-z0-9._~-]{1,253})(?::(\d{0,5}))?$/
+const EMPTY_ACE_LABEL = /(?:^|\.)xn--(?:\.|:|$)/i
 const FIXED_BASE = 'http://sandbox.invalid'
 const STATE_SAFE = new Set(['GET', 'HEAD'])
 
@@ -60,6 +61,9 @@ export function hostnameOf(value: string): string | undefined {
   if (!match) return undefined
   if (match[1] !== undefined && match[1] !== '' && Number(match[1]) > 65_535)
     return undefined
+  // @note An ACE label with nothing after `xn--` encodes no name; Node 20's
+  // URL parser refuses it and Node 24's accepts it: refuse it on both.
+  if (EMPTY_ACE_LABEL.test(value)) return undefined
   try {
     return new URL(`http://${value}/`).hostname
   } catch {
