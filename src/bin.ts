@@ -1,29 +1,33 @@
 #!/usr/bin/env node
 import { main } from './cli.ts'
 
+const started = main()
+let stopping = false
+// @note Listening before the server prints its URL: a caller may signal as
+// soon as it reads it, and an unheard SIGTERM ends the process at once,
+// leaving the data file's lock behind.
+const stop = (signal: NodeJS.Signals): void => {
+  // A second signal means "now": skip the graceful part.
+  if (stopping) process.exit(130)
+  stopping = true
+  started
+    .then(({ server }) => server?.close())
+    .then(
+      () => process.exit(0),
+      (error: Error) => {
+        process.stderr.write(
+          `customer-token-sandbox: failed to stop cleanly after ${signal}: ${error.message}\n`,
+        )
+        process.exit(1)
+      },
+    )
+}
+process.once('SIGINT', stop)
+process.once('SIGTERM', stop)
+
 try {
-  const { exitCode, server } = await main()
-  if (server) {
-    let stopping = false
-    const stop = (signal: NodeJS.Signals): void => {
-      // A second signal means "now": skip the graceful part.
-      if (stopping) process.exit(130)
-      stopping = true
-      server.close().then(
-        () => process.exit(0),
-        (error: Error) => {
-          process.stderr.write(
-            `customer-token-sandbox: failed to stop cleanly after ${signal}: ${error.message}\n`,
-          )
-          process.exit(1)
-        },
-      )
-    }
-    process.once('SIGINT', stop)
-    process.once('SIGTERM', stop)
-  } else {
-    process.exitCode = exitCode ?? 0
-  }
+  const { exitCode, server } = await started
+  if (!server) process.exitCode = exitCode ?? 0
 } catch (error) {
   process.stderr.write(
     `customer-token-sandbox: ${(error as Error).message}${process.env.DEBUG ? `\n${(error as Error).stack}` : ' (set DEBUG=1 for details)'}\n`,
