@@ -484,18 +484,20 @@ async function benchGrowth(): Promise<void> {
     // An authenticated call with a token from the middle of the index.
     const secret = `tok_test_${String(count >> 1).padStart(32, '0')}`
     return {
-      create: async () => (await sandbox.handle(customerRequest()))!.text(),
+      create: async () => (await sandbox.fetch(customerRequest())).text(),
       auth: async () =>
-        (await sandbox.handle(
-          new Request('http://api.test/v1/customers', {
-            method: 'POST',
-            headers: {
-              authorization: `Bearer ${secret}`,
-              'content-type': 'application/json',
-            },
-            body: '{"name":"A"}',
-          }),
-        ))!.text(),
+        (
+          await sandbox.fetch(
+            new Request('http://api.test/v1/customers', {
+              method: 'POST',
+              headers: {
+                authorization: `Bearer ${secret}`,
+                'content-type': 'application/json',
+              },
+              body: '{"name":"A"}',
+            }),
+          )
+        ).text(),
     }
   }
   /**
@@ -537,7 +539,7 @@ async function benchGrowth(): Promise<void> {
     await Promise.all(
       Array.from({ length: 1000 }, (_, j) =>
         sandbox
-          .handle(
+          .fetch(
             new Request('http://api.test/v1/customers', {
               method: 'POST',
               headers: {
@@ -549,7 +551,7 @@ async function benchGrowth(): Promise<void> {
                 email: `c${batch + j}@example.com`,
               }),
             }),
-          )!
+          )
           .then((response) => response.text()),
       ),
     )
@@ -607,7 +609,7 @@ async function benchState(): Promise<void> {
     for (let i = 0; i < accounts; i++) await sandbox.createApiKey()
     const state = () =>
       sandbox
-        .handle(new Request('http://api.test/__sandbox/state'))!
+        .fetch(new Request('http://api.test/__sandbox/state'))
         .then((r) => r.text())
     await state()
     const samples: number[] = []

@@ -1,8 +1,7 @@
 import { isoTime } from '../src/clock.ts'
-import type { OperationRoute, SandboxContext } from '../src/context.ts'
 import { SandboxError } from '../src/errors.ts'
 import { checkRoom } from '../src/limits.ts'
-import { runOperation, type OperationSpec } from '../src/pipeline.ts'
+import type { OperationSpec } from '../src/pipeline.ts'
 import { validateBody } from '../src/validation.ts'
 
 /**
@@ -11,6 +10,8 @@ import { validateBody } from '../src/validation.ts'
  */
 export const createCustomer: OperationSpec = {
   operation: 'createCustomer',
+  method: 'POST',
+  path: '/v1/customers',
   scope: 'customers:write',
   bodyTypes: 'json',
   authorize(ctx, principal) {
@@ -63,21 +64,4 @@ export const createCustomer: OperationSpec = {
       },
     }
   },
-}
-
-/**
- * The route of `POST /v1/customers`.
- *
- * @example
- * customerRoutes(ctx) // [{ method: 'POST', path: '/v1/customers', resolve }]
- */
-export function customerRoutes(ctx: SandboxContext): OperationRoute[] {
-  return [
-    {
-      method: 'POST',
-      path: '/v1/customers',
-      resolve: (request, path) =>
-        runOperation(ctx, createCustomer, request, path),
-    },
-  ]
 }

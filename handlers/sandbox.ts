@@ -109,7 +109,7 @@ export function sandboxRoutes(
   ): Route => ({
     method,
     path: `/__sandbox/${path}`,
-    resolve: (request, url) => runSurface(ctx, request, url, resolve),
+    resolve: (call) => runSurface(ctx, call, resolve),
   })
   // Built on the first request for it: most sandboxes never serve it.
   let document: string | undefined
@@ -297,8 +297,8 @@ export function sandboxRoutes(
     {
       method: 'GET',
       path: '/openapi.json',
-      resolve: (request, url) =>
-        runSurface(ctx, request, url, () => {
+      resolve: (call) =>
+        runSurface(ctx, call, () => {
           document ??= JSON.stringify(
             createOpenApiDocument(ctx.options, packageJson.version),
           )

@@ -1,9 +1,8 @@
 import { hasScope, requireScope } from '../src/auth.ts'
 import { isoTime, MAX_CLOCK_MS } from '../src/clock.ts'
-import type { OperationRoute, SandboxContext } from '../src/context.ts'
 import { SandboxError, validationError } from '../src/errors.ts'
 import { checkRoom } from '../src/limits.ts'
-import { runOperation, type OperationSpec } from '../src/pipeline.ts'
+import type { OperationSpec } from '../src/pipeline.ts'
 import { validateBody } from '../src/validation.ts'
 
 /**
@@ -13,6 +12,8 @@ import { validateBody } from '../src/validation.ts'
  */
 export const createToken: OperationSpec = {
   operation: 'createToken',
+  method: 'POST',
+  path: '/v2/tokens',
   scope: 'tokens:write',
   bodyTypes: 'json-or-text',
   authorize(ctx, principal) {
@@ -111,20 +112,4 @@ export const createToken: OperationSpec = {
       },
     }
   },
-}
-
-/**
- * The route of `POST /v2/tokens`.
- *
- * @example
- * tokenRoutes(ctx) // [{ method: 'POST', path: '/v2/tokens', resolve }]
- */
-export function tokenRoutes(ctx: SandboxContext): OperationRoute[] {
-  return [
-    {
-      method: 'POST',
-      path: '/v2/tokens',
-      resolve: (request, path) => runOperation(ctx, createToken, request, path),
-    },
-  ]
 }

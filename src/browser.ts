@@ -128,11 +128,11 @@ export async function startSandboxWorker(
     }
   }
 
-  const saved: Pick<Router, 'handle' | 'patterns'> = {
+  const saved: Pick<Router, 'fetch' | 'patterns'> = {
     patterns: router.patterns,
-    handle(request) {
-      const answer = router.handle(request)
-      if (!answer || !storage || request.method === 'GET') return answer
+    fetch(request) {
+      const answer = router.fetch(request)
+      if (!storage || request.method === 'GET') return answer
       return answer.then((response) => {
         save()
         return response

@@ -2,6 +2,7 @@ import type { SandboxClock } from './clock.ts'
 import type { CreatedRecord, Database } from './db.ts'
 import type { IdempotencyStore } from './idempotency.ts'
 import type { IdGenerator, RandomSource } from './ids.ts'
+import type { BearerResult } from './auth.ts'
 import type { Journal, JournalEntry, Operation } from './journal.ts'
 import type { ResolvedOptions } from './options.ts'
 import type { RateLimiter } from './rate-limit.ts'
@@ -50,22 +51,6 @@ export interface SandboxContext {
   rateLimiter: RateLimiter | undefined
   /** The window of the `rate-limited` persona key. */
   personaLimiter: RateLimiter
-  /**
-   * Builds the operations' successful answers: the platform's Response, or a
-   * server adapter's lazier equal that skips building a web stream.
-   */
-  readonly Response: new (body: string, init: ResponseInit) => Response
-  /**
-   * Whether request bodies arrive from the network and must be read with a
-   * running limit (the server), or were built in memory (MSW in-process).
-   */
-  readonly streamedBodies: boolean
-  /**
-   * Headers the adapter adds to every answer (the server's CORS headers).
-   * The operations build them in; other answers have them set afterwards.
-   */
-  readonly responseHeaders:
-    ((request: RequestLike) => [string, string][]) | undefined
   /** The data file of a server, when it has one: writes wait for it. */
   readonly storage?: StorageHook | undefined
   /** Settles when the current seeding is done; every resolver awaits it. */
@@ -75,40 +60,51 @@ export interface SandboxContext {
 }
 
 /**
- * What the operations read of a request. A web `Request` has all of it; the
- * server builds just this from node:http for the operations' paths, so that
- * no `Request`, `Headers` or `URL` is made per call. Header names are asked
- * for in lower case.
+ * The bookkeeping of one request to the API: its id, when it began, what the
+ * journal will say of it and the headers its answer gains (rate limiting).
+ * The core's `fetch` makes it; routes fill it in.
  */
-export interface RequestLike {
-  readonly method: string
-  readonly headers: {
-    get(name: string): string | null
-    has(name: string): boolean
-  }
-  readonly body: ReadableStream<Uint8Array> | null
-  arrayBuffer(): Promise<ArrayBuffer>
+export interface Exchange {
+  readonly requestId: string
+  readonly started: number
+  readonly at: Date
+  /** The `Authorization` header as read, before any lookup. */
+  readonly bearer: BearerResult
+  entry: Pick<
+    JournalEntry,
+    'account_id' | 'credential' | 'scenario' | 'replayed' | 'code'
+  >
+  /** Headers the answer carries besides its own, as name-value pairs. */
+  headers: [string, string][]
 }
 
-/** A request resolver: a `Request` in, a `Response` out, no MSW involved. */
-export type Resolver = (request: Request, url: URL) => Promise<Response>
-
-/** One entry of the route table that the MSW handlers and the server share. */
-export interface Route {
-  method: 'GET' | 'POST' | 'DELETE'
-  /** The path after the base, e.g. `/v1/customers` or `/__sandbox/state`. */
+/** What a route's resolver gets. */
+export interface RouteCall {
+  request: Request
+  /** The request's path after the base, e.g. `/v1/customers`. */
   path: string
-  resolve: Resolver
+  /** The values of the route's `:name` path parameters. */
+  params: Record<string, string>
+  /** The request's URL, parsed on first use. */
+  readonly url: URL
+  exchange: Exchange
 }
 
 /**
- * An operation of the API in the route table: it reads only what
- * `RequestLike` has, and the request's path, unparsed.
+ * One entry of the route table: the MSW patterns, the OpenAPI paths, the
+ * operation names and the `Allow` header of a 405 all come from these.
  */
-export interface OperationRoute {
-  method: 'POST'
-  /** The path after the base, e.g. `/v1/customers`. */
+export interface Route {
+  method: 'GET' | 'POST' | 'DELETE'
+  /**
+   * The path after the base, e.g. `/v1/customers` or `/__sandbox/state`; a
+   * `:name` segment is a path parameter.
+   */
   path: string
-  /** Answers `request`, whose path (with the base) the journal records. */
-  resolve: (request: RequestLike, path: string) => Promise<Response>
+  /**
+   * The operation of the API this route answers, for the journal and for
+   * scenarios; routes of the sandbox's own surface have none.
+   */
+  operation?: Operation
+  resolve(call: RouteCall): Promise<Response>
 }

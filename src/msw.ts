@@ -2,16 +2,16 @@ import { http, type RequestHandler } from 'msw'
 import type { Router } from './router.ts'
 
 /**
- * Binds the route table as MSW handlers. Each is one line: the behaviour
- * lives in the resolvers, which the server reaches without MSW.
+ * Binds the route table as MSW handlers. Each is one line: every handler
+ * calls the sandbox's one `fetch`, which the server reaches without MSW.
  *
  * @example
  * setupServer(...toMswHandlers(router))
  */
 export function toMswHandlers(
-  router: Pick<Router, 'handle' | 'patterns'>,
+  router: Pick<Router, 'fetch' | 'patterns'>,
 ): RequestHandler[] {
-  const resolve = ({ request }: { request: Request }) => router.handle(request)
+  const resolve = ({ request }: { request: Request }) => router.fetch(request)
   const { api, versioned, surface } = router.patterns
   return [
     ...api.map((pattern) => http.all(pattern, resolve)),

@@ -10,7 +10,6 @@ import { extname, resolve as resolvePath, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { NodeRequest, sendNodeResponse } from 'srvx/node'
 import { createSandboxCore } from './sandbox-core.ts'
-import { DirectResponse, IncomingCall, sendResponse } from './node-direct.ts'
 import {
   DataFileError,
   lockDataFile,
@@ -24,6 +23,7 @@ import {
 import { problemJson, SandboxError, STATUS_TEXT } from './errors.ts'
 import { createEdge, type EdgeVerdict } from './node-edge.ts'
 import { reportUnexpected } from './report.ts'
+import { payloadTooLarge } from './validation.ts'
 import type { JournalEntry } from './journal.ts'
 import type { SandboxOptions } from './options.ts'
 import type { SandboxCore } from './sandbox.ts'
@@ -248,21 +248,15 @@ export async function createSandboxServer(
         if (onLog) onLog(logOf(entry))
       },
     },
-    // The operations' answers are written to node:http as they were built
-    // (no web stream, no Headers object), with the CORS headers built in.
-    {
-      Response: DirectResponse,
-      streamedBodies: true,
-      responseHeaders: (request) =>
-        corsHeaders(request.headers.get('origin'), true),
-      ...(dataFile !== undefined && {
-        storage: {
-          persist: (created, undo) => dataLog!.append(created, undo),
-          persistState: () => dataLog!.snapshot(),
-          fault: () => dataLog?.fault(),
+    dataFile === undefined
+      ? {}
+      : {
+          storage: {
+            persist: (created, undo) => dataLog!.append(created, undo),
+            persistState: () => dataLog!.snapshot(),
+            fault: () => dataLog?.fault(),
+          },
         },
-      }),
-    },
   )
   await sandbox.ready
 
@@ -303,9 +297,13 @@ export async function createSandboxServer(
   }
 
   const baseOrigin = sandbox.options.baseUrl?.origin
+  const { maxBodyBytes } = sandbox.options
+  // Thin wrappers around the sandbox's one `fetch`: CORS, the preflight and
+  // the static files of the playground.
   const fetchHandler = async (
     request: Request,
     verdict: EdgeVerdict,
+    res: ServerResponse,
   ): Promise<Response> => {
     const started = performance.now()
     const { origin } = verdict
@@ -319,35 +317,28 @@ export async function createSandboxServer(
         !verdict.surface,
       )
     }
-    // @note With a baseUrl, its path prefix applies on the server's own origin.
-    const routed =
-      baseOrigin === undefined ? request : rebase(request, baseOrigin)
-    // The sandbox's answers carry the CORS headers already (`corsHeaders`).
-    const handled = sandbox.handle(routed)
-    const response = await (handled ??
-      serveFile(playground, request).then((file) =>
-        withCors(file ?? notFound(sandbox, request), origin),
-      ))
+    const owned = router.owns(request.url)
+    const response = owned
+      ? await sandbox.fetch(request)
+      : ((await serveFile(playground, request)) ??
+        (await sandbox.fetch(request)))
     if (response.status === 0) {
       // A scenario asked for a network error: drop the connection unanswered.
-      const node = (
-        request as { runtime?: { node?: { res?: ServerResponse } } }
-      ).runtime?.node
-      node?.res?.destroy()
-      return new Response(null, { status: 204 })
+      res.destroy()
+      return response
     }
-    if (verdict.surface) {
-      // @note The admin surface never lets a browser send credentials, and a
-      // foreign origin gets no grant: its page cannot read the answer.
-      response.headers.delete('access-control-allow-credentials')
-      if (!verdict.trusted) {
-        response.headers.delete('access-control-allow-origin')
-        response.headers.delete('access-control-expose-headers')
-      }
+    // @note The admin surface never lets a browser send credentials, and a
+    // foreign origin gets no grant: its page cannot read the answer.
+    for (const [name, value] of corsHeaders(
+      origin,
+      owned && !verdict.surface,
+    )) {
+      if (verdict.surface && !verdict.trusted && name !== 'vary') continue
+      response.headers.set(name, value)
     }
     // The API's answers are in the journal and logged from there.
     const journaled =
-      handled !== undefined &&
+      owned &&
       !verdict.surface &&
       !verdict.url.pathname.endsWith('/openapi.json')
     if (!journaled) log(request.method, verdict.url.pathname, response, started)
@@ -391,7 +382,7 @@ export async function createSandboxServer(
         lingerOnClose(req.socket)
       }
     }
-    await sendResponse(res, response)
+    await sendNodeResponse(res, response)
   }
 
   /** Answers a request the edge refused, before anything else read it. */
@@ -406,22 +397,6 @@ export async function createSandboxServer(
     response.headers.set('x-request-id', requestId)
     log(req.method ?? 'GET', (req.url ?? '').slice(0, 2048), response, started)
     return send(req, res, response)
-  }
-
-  // The operations' paths skip srvx: no Request, URL or Headers is built for
-  // them. Anything else, including paths that only normalise to an
-  // operation's (`/v1/./customers`), goes through srvx and the router.
-  const direct = async (
-    req: IncomingMessage,
-    res: ServerResponse,
-    resolve: (request: IncomingCall) => Promise<Response>,
-  ): Promise<void> => {
-    const response = await resolve(new IncomingCall(req))
-    if (response.status === 0) {
-      res.destroy()
-      return
-    }
-    await send(req, res, response)
   }
 
   const serve = async (
@@ -445,14 +420,18 @@ export async function createSandboxServer(
         started,
       )
     }
-    const resolve =
-      req.method === 'POST' ? router.operation('POST', verdict.path) : undefined
-    if (resolve) return direct(req, res, resolve)
-    const request = new NodeRequest({ req, res })
+    const request = new ServerRequest({ req, res }, maxBodyBytes)
     // @note srvx would build the URL from `Host`; the edge built it from the
-    // path. `_url` is srvx's documented slot for a URL built elsewhere.
-    Object.assign(request, { _url: verdict.url })
-    await send(req, res, await fetchHandler(request, verdict))
+    // path. `_url` is srvx's documented slot for a URL built elsewhere. With
+    // a baseUrl, its path prefix applies on the server's own origin.
+    Object.assign(request, {
+      _url:
+        baseOrigin === undefined
+          ? verdict.url
+          : new URL(verdict.url.pathname + verdict.url.search, baseOrigin),
+    })
+    const response = await fetchHandler(request, verdict, res)
+    if (response.status !== 0) await send(req, res, response)
   }
 
   /** Turns what nobody planned into a 500 problem; the process keeps serving. */
@@ -645,17 +624,6 @@ async function serveFile(
   }
 }
 
-function rebase(request: Request, origin: string): Request {
-  const url = new URL(request.url)
-  return new Request(origin + url.pathname + url.search, {
-    method: request.method,
-    headers: request.headers,
-    body: request.body,
-    // @ts-expect-error Node needs `duplex` to send a streamed body.
-    duplex: 'half',
-  })
-}
-
 const ANY_ORIGIN: [string, string][] = [
   ['access-control-allow-origin', '*'],
   ['access-control-expose-headers', CORS_EXPOSE_HEADERS],
@@ -714,12 +682,90 @@ function preflight(
   })
 }
 
-function withCors(response: Response, origin: string | null): Response {
-  for (const [name, value] of corsHeaders(origin)) {
-    response.headers.set(name, value)
+/**
+ * srvx's request over node:http, whose body the sandbox reads once as bytes
+ * straight from node's stream, with a running limit: no web stream and no
+ * native `Request` is built on the way.
+ */
+class ServerRequest extends NodeRequest {
+  readonly #req: IncomingMessage
+  readonly #maxBytes: number
+  #read = false
+
+  constructor(
+    context: { req: IncomingMessage; res: ServerResponse },
+    maxBytes: number,
+  ) {
+    super(context)
+    this.#req = context.req
+    this.#maxBytes = maxBytes
   }
-  return response
+
+  override arrayBuffer(): Promise<ArrayBuffer> {
+    if (this.#read) {
+      return Promise.reject(
+        new TypeError('Body is unusable: it was read already.'),
+      )
+    }
+    this.#read = true
+    const req = this.#req
+    const maxBytes = this.#maxBytes
+    if (this.method === 'GET' || this.method === 'HEAD') {
+      return Promise.resolve(new ArrayBuffer(0))
+    }
+    return new Promise((resolve, reject) => {
+      const chunks: Buffer[] = []
+      let size = 0
+      const onData = (chunk: Buffer): void => {
+        size += chunk.length
+        if (size > maxBytes) {
+          // @note Stop reading, not destroy: the 413 must still be sent;
+          // node:http closes the connection after it (`Connection: close`).
+          req.off('data', onData)
+          req.pause()
+          reject(payloadTooLarge(maxBytes))
+          return
+        }
+        chunks.push(chunk)
+      }
+      req.on('data', onData)
+      req.once('end', () => {
+        const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
+        resolve(
+          bytes.buffer.slice(
+            bytes.byteOffset,
+            bytes.byteOffset + bytes.byteLength,
+          ) as ArrayBuffer,
+        )
+      })
+      whenCut(req, () => reject(cutShort()))
+    })
+  }
 }
+
+/**
+ * Calls `cut` once if the client goes away before the whole body has come:
+ * now, when it left while the sandbox waited (a slow persona, a delay), or
+ * later. Node emits no more events for a request that is already destroyed.
+ */
+function whenCut(req: IncomingMessage, cut: () => void): void {
+  if (req.destroyed && !req.readableEnded) {
+    cut()
+    return
+  }
+  req.once('error', cut)
+  req.once('close', () => {
+    if (!req.readableEnded) cut()
+  })
+}
+
+// A client that stops sending gets an answer it will never read; the journal
+// still says what happened, not that the sandbox failed.
+const cutShort = (): SandboxError =>
+  new SandboxError(
+    'invalid_json',
+    'The request body ended early: the client stopped sending it.',
+  )
 
 // How long, and for how many bytes, a refused body is still read and dropped
 // after its answer before the connection is cut.
@@ -800,17 +846,6 @@ function clientErrorAnswer(
     '',
     body,
   ].join('\r\n')
-}
-
-function notFound(sandbox: SandboxCore, request: Request): Response {
-  const url = new URL(request.url)
-  return new SandboxError(
-    'not_found',
-    `${request.method} ${url.pathname} is not served here. The API is POST /v1/customers and POST /v2/tokens; the sandbox's own calls are under /__sandbox/.`,
-  ).toResponse(
-    `req_${crypto.randomUUID().replaceAll('-', '').slice(0, 16)}`,
-    sandbox.options.errorFormat,
-  )
 }
 
 export { DataFileError, readDataFile }

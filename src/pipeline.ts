@@ -1,24 +1,13 @@
-import {
-  authenticate,
-  readBearer,
-  requireScope,
-  type BearerResult,
-  type Principal,
-} from './auth.ts'
-import type { RequestLike, SandboxContext } from './context.ts'
-import {
-  SandboxError,
-  STATUS_TEXT,
-  validationError,
-  type ErrorCode,
-} from './errors.ts'
+import { authenticate, requireScope, type Principal } from './auth.ts'
+import type { Exchange, Route, RouteCall, SandboxContext } from './context.ts'
+import { SandboxError, STATUS_TEXT, validationError } from './errors.ts'
 import type { CreatedRecord } from './db.ts'
-import type { JournalEntry, Operation } from './journal.ts'
-import { LimitReachedError, limitHint, limitReached } from './limits.ts'
+import type { Operation } from './journal.ts'
+import { LimitReachedError, limitHint } from './limits.ts'
+import { renderError } from './router.ts'
 import { parseScenarioHeader, type ScenarioEffect } from './scenarios.ts'
 import {
   checkContentType,
-  clip,
   parseJsonObject,
   readBody,
   type BodyTypes,
@@ -26,8 +15,6 @@ import {
 import type { StoredResponse } from './idempotency.ts'
 import { PERSONA_RATE_LIMIT, PERSONA_SLOW_MS } from './personas.ts'
 import { sleep, hashString } from './_utils.ts'
-import { isoTime } from './clock.ts'
-import { reportUnexpected } from './report.ts'
 
 /** What an operation's own step returns: the status and body of its success. */
 export interface OperationResult {
@@ -42,6 +29,9 @@ export interface OperationResult {
 /** One operation of the interface, as the pipeline runs it. */
 export interface OperationSpec {
   operation: Operation
+  method: Route['method']
+  /** The path after the base, e.g. `/v1/customers`. */
+  path: string
   /** The scope a token needs; API keys have them all. */
   scope: string
   bodyTypes: BodyTypes
@@ -76,181 +66,21 @@ export function json(
 }
 
 /**
- * Adds the adapter's headers (the server's CORS headers) to an answer that
- * was not built with them.
- *
- * @example
- * return addAdapterHeaders(ctx, request, await resolve(request, url))
- */
-export function addAdapterHeaders(
-  ctx: SandboxContext,
-  request: RequestLike,
-  response: Response,
-): Response {
-  if (!ctx.responseHeaders || response.status === 0) return response
-  for (const [name, value] of ctx.responseHeaders(request)) {
-    response.headers.set(name, value)
-  }
-  return response
-}
-
-/** Per-request bookkeeping shared by the operation and the plain API answers. */
-interface Exchange {
-  bearer: BearerResult
-  requestId: string
-  started: number
-  at: Date
-  entry: Pick<
-    JournalEntry,
-    'account_id' | 'credential' | 'scenario' | 'replayed' | 'code'
-  >
-  /** Headers the exchange adds to its answer (rate limiting), as pairs. */
-  headers: [string, string][]
-}
-
-function beginExchange(ctx: SandboxContext, request: RequestLike): Exchange {
-  const bearer = readBearer(request.headers.get('authorization'))
-  return {
-    bearer,
-    requestId: ctx.nextId('request'),
-    started: performance.now(),
-    at: ctx.clock.now(),
-    entry: {
-      account_id: null,
-      credential: bearer.kind === 'missing' ? null : bearer.masked,
-      scenario: null,
-      replayed: false,
-      code: null,
-    },
-    headers: [],
-  }
-}
-
-function finishExchange(
-  ctx: SandboxContext,
-  exchange: Exchange,
-  request: RequestLike,
-  path: string,
-  operation: Operation | null,
-  response: Response,
-  stamped = false,
-): Response {
-  // @note Response.error() is the one response with status 0; reading `type`
-  // would make a lazy server response build itself. A stamped response was
-  // built with its headers: touching `headers` would make it build them again.
-  if (response.status !== 0 && !stamped) {
-    response.headers.set('x-request-id', exchange.requestId)
-    for (const [name, value] of exchange.headers) {
-      response.headers.set(name, value)
-    }
-    addAdapterHeaders(ctx, request, response)
-  }
-  // Field by field, not a spread: one object shape for every entry.
-  const { entry: part } = exchange
-  const entry: JournalEntry = {
-    request_id: exchange.requestId,
-    operation,
-    method: request.method,
-    path,
-    status: response.status,
-    account_id: part.account_id,
-    credential: part.credential,
-    scenario: part.scenario,
-    replayed: part.replayed,
-    code: part.code,
-    duration_ms:
-      Math.round((performance.now() - exchange.started) * 1000) / 1000,
-    at: isoTime(exchange.at.getTime()),
-  }
-  ctx.journal.record(entry)
-  ctx.options.onRequest?.(entry)
-  return response
-}
-
-function renderError(
-  ctx: SandboxContext,
-  exchange: Exchange,
-  error: unknown,
-): Response {
-  const sandboxError =
-    error instanceof SandboxError
-      ? error
-      : error instanceof LimitReachedError
-        ? limitReached(error)
-        : new SandboxError(
-            'internal_error',
-            'The sandbox failed to answer this request; this is a bug in the sandbox, please report it with the request id.',
-          )
-  if (sandboxError.code === 'internal_error')
-    reportUnexpected(error, exchange.requestId)
-  exchange.entry.code = sandboxError.code
-  return sandboxError.toResponse(exchange.requestId, ctx.options.errorFormat)
-}
-
-/**
- * Answers a path under the API that names no operation (404) or an
- * operation's path with another method (405), recording it in the journal.
- *
- * @example
- * answerUnrouted(ctx, request, url, 'method_not_allowed')
- */
-export function answerUnrouted(
-  ctx: SandboxContext,
-  request: Request,
-  url: URL,
-  code: Extract<ErrorCode, 'not_found' | 'method_not_allowed'>,
-): Response {
-  const exchange = beginExchange(ctx, request)
-  const error =
-    code === 'not_found'
-      ? new SandboxError(
-          'not_found',
-          `${clip(request.method)} ${clip(url.pathname)} is not an operation of this API; it has POST /v1/customers and POST /v2/tokens.`,
-        )
-      : new SandboxError(
-          'method_not_allowed',
-          `${clip(url.pathname)} takes POST only, not ${clip(request.method)}.`,
-          { headers: { allow: 'POST' } },
-        )
-  return finishExchange(
-    ctx,
-    exchange,
-    request,
-    url.pathname,
-    null,
-    renderError(ctx, exchange, error),
-  )
-}
-
-/**
  * Runs one operation through the contract's order of checks: authentication
  * → scenario or persona → rate limit → scope → content type → size → JSON →
- * idempotency → fields → conflicts, then records it in the journal.
+ * idempotency → fields → conflicts. Errors are thrown, for the core's one
+ * catch to render.
  *
  * @example
- * const response = await runOperation(ctx, createCustomer, request, '/v1/customers')
+ * const response = await runOperation(ctx, createCustomer, call)
  */
 export async function runOperation(
   ctx: SandboxContext,
   spec: OperationSpec,
-  request: RequestLike,
-  path: string,
+  { request, exchange }: RouteCall,
 ): Promise<Response> {
   if (!ctx.seeded) await ctx.ready
-  const exchange = beginExchange(ctx, request)
-  const finish = (response: Response, stamped = false): Response =>
-    finishExchange(
-      ctx,
-      exchange,
-      request,
-      path,
-      spec.operation,
-      response,
-      stamped,
-    )
   let idempotencyKey: string | undefined
-  let response: Response
-  let stamped = false
   try {
     const latency = ctx.scenarios.latency()
     if (latency) {
@@ -269,9 +99,7 @@ export async function runOperation(
     const effect = takeScenario(ctx, spec.operation, request, exchange)
     if (effect?.status !== undefined || effect?.networkError) {
       if (effect.delayMs) await sleep(effect.delayMs)
-      if (effect.networkError) {
-        return finish(Response.error())
-      }
+      if (effect.networkError) return Response.error()
       throw simulatedFailure(effect.status!)
     }
 
@@ -288,9 +116,7 @@ export async function runOperation(
     spec.authorize?.(ctx, principal)
 
     checkContentType(request.headers.get('content-type'), spec.bodyTypes)
-    const text = await readBody(request, ctx.options.maxBodyBytes, {
-      streamed: ctx.streamedBodies,
-    })
+    const text = await readBody(request, ctx.options.maxBodyBytes)
     const body = parseJsonObject(text)
 
     const key = request.headers.get('idempotency-key')
@@ -314,12 +140,7 @@ export async function runOperation(
       )
       if (lookup.kind === 'replay') {
         exchange.entry.replayed = true
-        return finish(
-          stamp(ctx, request, exchange, lookup.response, [
-            ['idempotent-replayed', 'true'],
-          ]),
-          true,
-        )
+        return toResponse(lookup.response, [['idempotent-replayed', 'true']])
       }
       if (lookup.kind === 'in-flight') {
         throw new SandboxError(
@@ -356,21 +177,43 @@ export async function runOperation(
       ctx.idempotency.complete(idempotencyKey, answer)
       idempotencyKey = undefined
     }
-    response = stamp(ctx, request, exchange, answer)
-    stamped = true
+    return toResponse(answer)
   } catch (error) {
-    response = renderError(ctx, exchange, error)
-  }
-  if (idempotencyKey !== undefined) {
-    // @note Only outcomes of the operation itself are worth replaying; a 422
-    // leaves the key free so that the corrected request can use it.
-    if (exchange.entry.code === 'email_taken') {
-      ctx.idempotency.complete(idempotencyKey, await store(response))
-    } else {
+    if (idempotencyKey !== undefined) {
+      // @note Only outcomes of the operation itself are worth replaying; a
+      // 422 leaves the key free so that the corrected request can use it.
+      if (error instanceof SandboxError && error.code === 'email_taken') {
+        const response = renderError(ctx, exchange, error)
+        ctx.idempotency.complete(idempotencyKey, {
+          status: response.status,
+          headers: [...response.headers],
+          body: await response.clone().text(),
+        })
+        return response
+      }
       ctx.idempotency.abandon(idempotencyKey)
     }
+    throw error
   }
-  return finish(response, stamped)
+}
+
+/**
+ * The route of an operation: its method and path, its name, and the
+ * pipeline that runs it.
+ *
+ * @example
+ * operationRoute(ctx, createCustomer) // { method: 'POST', path: '/v1/customers', operation: 'createCustomer', resolve }
+ */
+export function operationRoute(
+  ctx: SandboxContext,
+  spec: OperationSpec,
+): Route {
+  return {
+    method: spec.method,
+    path: spec.path,
+    operation: spec.operation,
+    resolve: (call) => runOperation(ctx, spec, call),
+  }
 }
 
 /**
@@ -412,7 +255,7 @@ export const STORAGE_RETRY_AFTER_SECONDS = 5
 function takeScenario(
   ctx: SandboxContext,
   operation: Operation,
-  request: RequestLike,
+  request: Request,
   exchange: Exchange,
 ): ScenarioEffect | undefined {
   const header = request.headers.get('x-sandbox-scenario')
@@ -484,34 +327,14 @@ function applyRateLimit(
   }
 }
 
-async function store(response: Response): Promise<StoredResponse> {
-  const body = await response.clone().text()
-  return { status: response.status, headers: [...response.headers], body }
-}
-
-/**
- * Builds an answer with every header it will carry (its own, the exchange's,
- * the request id and the adapter's), so that nothing sets headers afterwards:
- * a server's lazy response then never builds a `Headers` object. The sets
- * never share a name, so name-value pairs do: merging objects measured four
- * to ten times slower.
- */
-function stamp(
-  ctx: SandboxContext,
-  request: RequestLike,
-  exchange: Exchange,
+/** An answer as the idempotency store keeps it, as a `Response`. */
+function toResponse(
   answer: StoredResponse,
   extra: [string, string][] = [],
 ): Response {
-  return new ctx.Response(answer.body, {
+  return new Response(answer.body, {
     status: answer.status,
     statusText: STATUS_TEXT[answer.status] ?? '',
-    headers: [
-      ...answer.headers,
-      ...extra,
-      ...exchange.headers,
-      ...(ctx.responseHeaders?.(request) ?? []),
-      ['x-request-id', exchange.requestId],
-    ],
+    headers: extra.length > 0 ? [...answer.headers, ...extra] : answer.headers,
   })
 }

@@ -1,90 +1,172 @@
-import type {
-  OperationRoute,
-  RequestLike,
-  Route,
-  SandboxContext,
-} from './context.ts'
-import { addAdapterHeaders, answerUnrouted } from './pipeline.ts'
-import { answerSurfaceError } from './surface.ts'
+import { readBearer } from './auth.ts'
+import { isoTime } from './clock.ts'
+import type { Exchange, Route, RouteCall, SandboxContext } from './context.ts'
+import { SandboxError } from './errors.ts'
+import type { JournalEntry } from './journal.ts'
+import { LimitReachedError, limitReached } from './limits.ts'
+import { reportUnexpected } from './report.ts'
+import { clip } from './validation.ts'
 
-/** Routes requests to resolvers without MSW: the server and the MSW handlers share it. */
+/** The sandbox's route table and the one way into it. */
 export interface Router {
   /**
-   * The sandbox's answer to `request`, or `undefined` when the request is not
-   * for the sandbox (another origin, or a path outside the API and `/__sandbox/`).
+   * Answers any request: the route's answer, or a problem for everything
+   * else (404, 405 with `Allow`, and what a route throws), rendered in one
+   * place. API requests are recorded in the journal.
    */
-  handle(request: Request): Promise<Response> | undefined
+  fetch(request: Request): Promise<Response>
   /**
-   * The operation that answers `method` on `path` (a request's path on the
-   * API's origin, base path included, query excluded), bound to that path;
-   * `undefined` for anything else, which `handle` then answers. Lets a server
-   * answer the operations without building a `Request` or parsing a URL.
+   * Whether the sandbox answers this URL (the API under the base, the
+   * surface and `/openapi.json`): a server serves its files for the rest.
    */
-  operation(
-    method: string,
-    path: string,
-  ): ((request: RequestLike) => Promise<Response>) | undefined
-  /** URL patterns of what `handle` answers, for binding as MSW handlers. */
+  owns(href: string): boolean
+  /** The routes, in the order they were given. */
+  readonly routes: readonly Route[]
+  /** URL patterns of what the sandbox owns, for binding as MSW handlers. */
   readonly patterns: { api: RegExp[]; versioned: RegExp; surface: RegExp }
 }
 
 const escape = (text: string): string =>
   text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 const VERSIONED = /^\/v\d+(?:\/|$)/
+const PARAMETER = /:([A-Za-z_]\w*)/g
+
+const isSurface = (path: string): boolean =>
+  path === '/__sandbox' ||
+  path.startsWith('/__sandbox/') ||
+  path === '/openapi.json'
 
 /**
- * Creates the route table of one sandbox. API routes live under `baseUrl`
- * (any origin when unset); the sandbox's own surface answers at the root of
- * the matched origin and under the base path.
+ * The origin and path of a serialised URL, without building a `URL`: a
+ * `Request`'s `url` is always serialised, so its path is already normalised.
+ */
+function splitUrl(href: string): { origin: string; pathname: string } {
+  const scheme = href.indexOf('://')
+  const slash = href.indexOf('/', scheme + 3)
+  if (scheme === -1 || slash === -1) return { origin: href, pathname: '/' }
+  let end = href.length
+  const query = href.indexOf('?', slash)
+  if (query !== -1) end = query
+  const hash = href.indexOf('#', slash)
+  if (hash !== -1 && hash < end) end = hash
+  return { origin: href.slice(0, slash), pathname: href.slice(slash, end) }
+}
+
+/** The routes of one path, by method, and how to read its parameters. */
+interface PathEntry {
+  methods: Map<string, Route>
+  pattern?: RegExp
+  names: string[]
+}
+
+/**
+ * Creates the route table of one sandbox and its `fetch`. API routes live
+ * under `baseUrl` (any origin when unset); the sandbox's own surface answers
+ * at the root of the matched origin and under the base path.
  *
  * @example
- * const router = createRouter(ctx, { api: customerRoutes(ctx), surface: [] })
- * await router.handle(new Request('http://localhost/v1/customers', { method: 'POST' }))
+ * const router = createRouter(ctx, [...customerRoutes(ctx), ...sandboxRoutes(ctx, sandbox)])
+ * await router.fetch(new Request('http://localhost/__sandbox/health'))
  */
 export function createRouter(
   ctx: SandboxContext,
-  routes: { api: OperationRoute[]; surface: Route[] },
+  routes: readonly Route[],
 ): Router {
   const { baseUrl } = ctx.options
   const prefix = baseUrl ? baseUrl.pathname.replace(/\/+$/, '') : ''
-  const table = new Map<string, Map<string, Route>>()
-  // The operations build the adapter's headers into their answers; the
-  // sandbox's own surface has them added.
-  const surface = ctx.responseHeaders
-    ? routes.surface.map((route): Route => ({
-        ...route,
-        resolve: (request, url) =>
-          route
-            .resolve(request, url)
-            .then((response) => addAdapterHeaders(ctx, request, response)),
-      }))
-    : routes.surface
-  const api = routes.api.map((route): Route => ({
-    method: route.method,
-    path: route.path,
-    resolve: (request, url) => route.resolve(request, url.pathname),
-  }))
-  for (const route of [...api, ...surface]) {
-    const methods = table.get(route.path) ?? new Map<string, Route>()
-    methods.set(route.method, route)
-    table.set(route.path, methods)
+  const exact = new Map<string, PathEntry>()
+  const parameterised: PathEntry[] = []
+  for (const route of routes) {
+    let entry = exact.get(route.path)
+    if (!entry) {
+      const names = [...route.path.matchAll(PARAMETER)].map((m) => m[1]!)
+      entry = { methods: new Map(), names }
+      if (names.length > 0) {
+        const source = route.path
+          .split(PARAMETER)
+          .map((part, i) => (i % 2 === 0 ? escape(part) : '([^/]+)'))
+          .join('')
+        entry.pattern = new RegExp(`^${source}$`)
+        parameterised.push(entry)
+      }
+      exact.set(route.path, entry)
+    }
+    entry.methods.set(route.method, route)
   }
+  const operations = routes.filter((route) => route.operation !== undefined)
 
-  const operations = new Map(routes.api.map((route) => [route.path, route]))
-
-  const stripBase = (url: URL): string | undefined => {
-    if (!baseUrl) return url.pathname
-    if (url.origin !== baseUrl.origin) return undefined
-    if (url.pathname === prefix) return '/'
-    if (prefix === '' || url.pathname.startsWith(`${prefix}/`)) {
-      return url.pathname.slice(prefix.length)
+  const lookup = (
+    path: string,
+  ): { entry: PathEntry; params: Record<string, string> } | undefined => {
+    const entry = exact.get(path)
+    if (entry && !entry.pattern) return { entry, params: {} }
+    for (const candidate of parameterised) {
+      const match = candidate.pattern!.exec(path)
+      if (!match) continue
+      const params: Record<string, string> = {}
+      candidate.names.forEach((name, i) => {
+        params[name] = decodeURIComponent(match[i + 1]!)
+      })
+      return { entry: candidate, params }
     }
     return undefined
   }
-  const isSurface = (path: string): boolean =>
-    path === '/__sandbox' ||
-    path.startsWith('/__sandbox/') ||
-    path === '/openapi.json'
+
+  const stripBase = (origin: string, pathname: string): string | undefined => {
+    if (!baseUrl) return pathname
+    if (origin !== baseUrl.origin) return undefined
+    if (pathname === prefix) return '/'
+    if (prefix === '' || pathname.startsWith(`${prefix}/`)) {
+      return pathname.slice(prefix.length)
+    }
+    return undefined
+  }
+
+  /** Where a request lands: the API or the surface, and its path after the base. */
+  const locate = (
+    href: string,
+  ):
+    | { area: 'api' | 'surface'; path: string; pathname: string }
+    | { area: undefined; pathname: string } => {
+    const { origin, pathname } = splitUrl(href)
+    const rest = stripBase(origin, pathname)
+    if (rest !== undefined && isSurface(rest)) {
+      return { area: 'surface', path: rest, pathname }
+    }
+    if (isSurface(pathname) && (!baseUrl || origin === baseUrl.origin)) {
+      return { area: 'surface', path: pathname, pathname }
+    }
+    if (rest !== undefined && (VERSIONED.test(rest) || lookup(rest))) {
+      return { area: 'api', path: rest, pathname }
+    }
+    return { area: undefined, pathname }
+  }
+
+  const unrouted = (
+    area: 'api' | 'surface' | undefined,
+    method: string,
+    pathname: string,
+    allowed: string[] | undefined,
+  ): SandboxError => {
+    if (allowed) {
+      return new SandboxError(
+        'method_not_allowed',
+        `${clip(pathname)} takes ${allowed.join(', ')}${allowed.length === 1 ? ' only' : ''}, not ${clip(method)}.`,
+        { headers: { allow: allowed.join(', ') } },
+      )
+    }
+    const api = operations
+      .map((route) => `${route.method} ${route.path}`)
+      .join(' and ')
+    return new SandboxError(
+      'not_found',
+      area === 'api'
+        ? `${clip(method)} ${clip(pathname)} is not an operation of this API; it has ${api}.`
+        : area === 'surface'
+          ? `${clip(pathname)} is not part of the sandbox API; see GET /__sandbox/assumptions and the README.`
+          : `${clip(method)} ${clip(pathname)} is not served here. The API is ${api}; the sandbox's own calls are under /__sandbox/.`,
+    )
+  }
 
   const origin = baseUrl
     ? escape(baseUrl.origin)
@@ -92,63 +174,144 @@ export function createRouter(
   const base = `^${origin}${escape(prefix)}`
 
   return {
-    handle(request) {
-      const url = new URL(request.url)
-      const rest = stripBase(url)
-      let path: string | undefined
-      if (rest !== undefined && isSurface(rest)) path = rest
-      else if (
-        isSurface(url.pathname) &&
-        (!baseUrl || url.origin === baseUrl.origin)
-      )
-        path = url.pathname
-      else if (rest !== undefined && (table.has(rest) || VERSIONED.test(rest)))
-        path = rest
-      if (path === undefined) return undefined
-
-      const methods = table.get(path)
-      const route = methods?.get(request.method)
-      if (route) return route.resolve(request, url)
-      if (isSurface(path)) {
-        return Promise.resolve(
-          addAdapterHeaders(
-            ctx,
-            request,
-            answerSurfaceError(
-              ctx,
-              request,
-              url,
-              methods ? [...methods.keys()] : undefined,
-            ),
-          ),
+    routes,
+    owns: (href) => locate(href).area !== undefined,
+    async fetch(request) {
+      const href = request.url
+      const place = locate(href)
+      const bearer = readBearer(request.headers.get('authorization'))
+      const exchange: Exchange = {
+        requestId: ctx.nextId('request'),
+        started: performance.now(),
+        at: ctx.clock.now(),
+        bearer,
+        entry: {
+          account_id: null,
+          credential: bearer.kind === 'missing' ? null : bearer.masked,
+          scenario: null,
+          replayed: false,
+          code: null,
+        },
+        headers: [],
+      }
+      let operation: Route['operation'] = undefined
+      let response: Response
+      try {
+        const found = place.area === undefined ? undefined : lookup(place.path)
+        const route = found?.entry.methods.get(request.method)
+        if (!found || !route) {
+          throw unrouted(
+            place.area,
+            request.method,
+            place.pathname,
+            found && [...found.entry.methods.keys()],
+          )
+        }
+        operation = route.operation
+        let url: URL | undefined
+        const call: RouteCall = {
+          request,
+          path: (place as { path: string }).path,
+          params: found.params,
+          get url() {
+            return (url ??= new URL(href))
+          },
+          exchange,
+        }
+        response = await route.resolve(call)
+      } catch (error) {
+        response = renderError(ctx, exchange, error)
+      }
+      // @note Response.error() (a scenario's network error) is the one
+      // answer with status 0, and its headers cannot be set.
+      if (response.status !== 0) {
+        const { headers } = response
+        headers.set('x-request-id', exchange.requestId)
+        for (const [name, value] of exchange.headers) headers.set(name, value)
+      }
+      if (place.area === 'api') {
+        record(
+          ctx,
+          exchange,
+          request.method,
+          place.pathname,
+          operation,
+          response,
         )
       }
-      return Promise.resolve(
-        answerUnrouted(
-          ctx,
-          request,
-          url,
-          methods ? 'method_not_allowed' : 'not_found',
-        ),
-      )
-    },
-    operation(method, path) {
-      let rest: string | undefined = path
-      if (prefix !== '') {
-        rest = path.startsWith(`${prefix}/`)
-          ? path.slice(prefix.length)
-          : undefined
-      }
-      const route = rest === undefined ? undefined : operations.get(rest)
-      if (route?.method !== method) return undefined
-      return (request) => route.resolve(request, path)
+      return response
     },
     patterns: {
-      api: api.map((route) => new RegExp(`${base}${escape(route.path)}$`)),
+      api: operations.map(
+        (route) =>
+          new RegExp(
+            `${base}${route.path
+              .split(PARAMETER)
+              .map((part, i) => (i % 2 === 0 ? escape(part) : '[^/]+'))
+              .join('')}$`,
+          ),
+      ),
       versioned: new RegExp(`${base}/v\\d+(?:/.*)?$`),
       surface: new RegExp(
         `^${origin}(?:${escape(prefix)})?/(?:__sandbox(?:/.*)?|openapi\\.json)$`,
       ),
     },
   }
+}
+
+/**
+ * Renders anything a route threw as the sandbox's error answer: a
+ * `SandboxError` as itself, a reached limit as its problem, and anything
+ * else as a `500 internal_error` that is reported with the request id.
+ *
+ * @example
+ * return renderError(ctx, exchange, new SandboxError('not_found', 'No such path.'))
+ */
+export function renderError(
+  ctx: SandboxContext,
+  exchange: Pick<Exchange, 'requestId' | 'entry'>,
+  error: unknown,
+): Response {
+  const sandboxError =
+    error instanceof SandboxError
+      ? error
+      : error instanceof LimitReachedError
+        ? limitReached(error)
+        : new SandboxError(
+            'internal_error',
+            'The sandbox failed to answer this request; this is a bug in the sandbox, please report it with the request id.',
+          )
+  if (sandboxError.code === 'internal_error')
+    reportUnexpected(error, exchange.requestId)
+  exchange.entry.code = sandboxError.code
+  return sandboxError.toResponse(exchange.requestId, ctx.options.errorFormat)
+}
+
+function record(
+  ctx: SandboxContext,
+  exchange: Exchange,
+  method: string,
+  path: string,
+  operation: Route['operation'],
+  response: Response,
+): void {
+  // Field by field, not a spread: one object shape for every entry.
+  const { entry: part } = exchange
+  const entry: JournalEntry = {
+    request_id: exchange.requestId,
+    operation: operation ?? null,
+    method,
+    path,
+    status: response.status,
+    account_id: part.account_id,
+    credential: part.credential,
+    scenario: part.scenario,
+    replayed: part.replayed,
+    code: part.code,
+    duration_ms:
+      Math.round((performance.now() - exchange.started) * 1000) / 1000,
+    at: isoTime(exchange.at.getTime()),
+  }
+  ctx.journal.record(entry)
+  ctx.options.onRequest?.(entry)
 }

@@ -1,6 +1,6 @@
-import { customerRoutes } from '../handlers/customers.ts'
+import { createCustomer } from '../handlers/customers.ts'
 import { sandboxRoutes } from '../handlers/sandbox.ts'
-import { tokenRoutes } from '../handlers/tokens.ts'
+import { createToken } from '../handlers/tokens.ts'
 import {
   createFaker,
   seedAccountName,
@@ -8,7 +8,7 @@ import {
 } from '../fixtures/seed.ts'
 import { assumptionLedger } from './assumptions.ts'
 import { createClock } from './clock.ts'
-import type { RequestLike, SandboxContext, StorageHook } from './context.ts'
+import type { SandboxContext, StorageHook } from './context.ts'
 import { createDatabase, type Database } from './db.ts'
 import { createIdempotencyStore } from './idempotency.ts'
 import {
@@ -26,6 +26,7 @@ import {
 } from './options.ts'
 import { createRateLimiter } from './rate-limit.ts'
 import { PERSONA_RATE_LIMIT } from './personas.ts'
+import { operationRoute } from './pipeline.ts'
 import { createRouter, type Router } from './router.ts'
 import type { AccountView, SandboxCore, TokenView } from './sandbox.ts'
 import { createScenarios } from './scenarios.ts'
@@ -44,26 +45,21 @@ import {
 } from './schemas.ts'
 import { isMaskedSecret, maskSecret } from './secrets.ts'
 
-/** How a host (the server) adapts the core to itself. */
+/** What a host (the server) gives the core besides options. */
 export interface SandboxAdapter {
-  /** A lazier Response class with the platform's constructor. */
-  Response?: new (body: string, init: ResponseInit) => Response
-  /** Request bodies come from the network: read them with a running limit. */
-  streamedBodies?: boolean
-  /** Headers to add to every answer, e.g. CORS, as name-value pairs. */
-  responseHeaders?: (request: RequestLike) => [string, string][]
   /** Durable storage: each write is stored before it is answered. */
   storage?: StorageHook
 }
 
 /**
  * The sandbox without MSW: its data, clock, journal, scenarios and route
- * table. `createSandbox()` binds it to MSW handlers; the standalone server
- * routes to it directly, so it never loads MSW.
+ * table, answering through one `fetch`. `createSandbox()` binds it to MSW
+ * handlers; the standalone server serves the same `fetch` through srvx, so
+ * it never loads MSW.
  *
  * @example
  * const { sandbox, router } = createSandboxCore({ seed: 1 })
- * await sandbox.handle(new Request('http://localhost/__sandbox/health'))
+ * await sandbox.fetch(new Request('http://localhost/__sandbox/health'))
  */
 export function createSandboxCore(
   options: SandboxOptions = {},
@@ -86,9 +82,6 @@ export function createSandboxCore(
 
   const ctx: SandboxContext = {
     options: resolved,
-    Response: adapter.Response ?? Response,
-    streamedBodies: adapter.streamedBodies ?? false,
-    responseHeaders: adapter.responseHeaders,
     storage: adapter.storage,
     seeded: false,
     clock: createClock(resolved.clockAfterSet),
@@ -192,7 +185,7 @@ export function createSandboxCore(
   }
 
   const sandbox: SandboxCore = {
-    handle: (request) => router.handle(request),
+    fetch: (request) => router.fetch(request),
     get ready() {
       return ctx.ready
     },
@@ -365,10 +358,10 @@ export function createSandboxCore(
     },
   }
 
-  const router = createRouter(ctx, {
-    api: [...customerRoutes(ctx), ...tokenRoutes(ctx)],
-    surface: sandboxRoutes(ctx, sandbox),
-  })
+  const router = createRouter(ctx, [
+    ...[createCustomer, createToken].map((spec) => operationRoute(ctx, spec)),
+    ...sandboxRoutes(ctx, sandbox),
+  ])
   if (session) {
     const { data, journal, id_draws } = session
     renew({ populate: (db) => insertData(db, data), skip: id_draws })

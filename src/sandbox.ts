@@ -74,11 +74,12 @@ export interface Sandbox extends SandboxCore {
 /** A sandbox without MSW handlers, as the standalone server holds it. */
 export interface SandboxCore {
   /**
-   * Answers a request without MSW, or `undefined` when it is not for the
-   * sandbox. The standalone server routes through it.
-   * @example await sandbox.handle(new Request('http://localhost/__sandbox/health'))
+   * Answers a request without MSW: the one way in, which the MSW handlers,
+   * the browser's worker and the standalone server all call. A request the
+   * sandbox does not serve gets a `404 not_found` problem.
+   * @example await sandbox.fetch(new Request('http://localhost/__sandbox/health'))
    */
-  handle(request: Request): Promise<Response> | undefined
+  fetch(request: Request): Promise<Response>
   /** Settles when seeding is done; the resolvers wait for it themselves. */
   readonly ready: Promise<void>
   /** The seed in force: the option's, or the last one `reset(seed)` was given. */

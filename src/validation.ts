@@ -1,5 +1,4 @@
 import type { z } from 'zod'
-import type { RequestLike } from './context.ts'
 import { SandboxError, validationError, type FieldError } from './errors.ts'
 import { SCOPE_PATTERN } from './schemas.ts'
 import { maskSecret } from './secrets.ts'
@@ -42,59 +41,38 @@ export function checkContentType(
 }
 
 /**
- * Reads a body of at most `maxBytes`, refusing a larger one from its
- * `Content-Length` or, while streaming, as soon as it passes the limit,
- * so that an oversized body is never buffered whole.
+ * Reads a body of at most `maxBytes` once, as bytes. A larger one is refused
+ * from its `Content-Length` before anything is read; a server adapter reads
+ * a body without one with a running limit, so that an oversized body is
+ * never buffered whole.
  *
  * @example
  * const text = await readBody(request, 1_048_576)
  */
 export async function readBody(
-  request: RequestLike,
+  request: Request,
   maxBytes: number,
-  { streamed = true }: { streamed?: boolean } = {},
 ): Promise<string> {
-  const tooLarge = (): SandboxError =>
-    new SandboxError(
-      'payload_too_large',
-      `The request body is larger than ${maxBytes} bytes.`,
-    )
   const declared = request.headers.get('content-length')
-  if (declared !== null && Number(declared) > maxBytes) throw tooLarge()
-  if (declared !== null || !streamed) {
-    // @note Read in one go when a length within the limit is declared (HTTP
-    // framing then bounds the body, and a server adapter skips building a
-    // web stream) or when the caller built the body in memory (in-process).
-    const bytes = new Uint8Array(await request.arrayBuffer())
-    if (bytes.byteLength > maxBytes) throw tooLarge()
-    return decode(bytes)
+  if (declared !== null && Number(declared) > maxBytes) {
+    throw payloadTooLarge(maxBytes)
   }
-  if (request.body === null) return ''
-
-  const reader = request.body.getReader()
-  const chunks: Uint8Array[] = []
-  let size = 0
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) break
-    size += value.byteLength
-    if (size > maxBytes) {
-      // @note Never await the cancel: MSW clones every request, and the
-      // cancel of one branch of a tee'd body settles only once the other
-      // branch is cancelled too, so awaiting it hangs the 413 forever.
-      void reader.cancel().catch(() => {})
-      throw tooLarge()
-    }
-    chunks.push(value)
-  }
-  const bytes = new Uint8Array(size)
-  let offset = 0
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset)
-    offset += chunk.byteLength
-  }
+  const bytes = new Uint8Array(await request.arrayBuffer())
+  if (bytes.byteLength > maxBytes) throw payloadTooLarge(maxBytes)
   return decode(bytes)
 }
+
+/**
+ * The problem for a body over `maxBytes`.
+ *
+ * @example
+ * throw payloadTooLarge(1_048_576)
+ */
+export const payloadTooLarge = (maxBytes: number): SandboxError =>
+  new SandboxError(
+    'payload_too_large',
+    `The request body is larger than ${maxBytes} bytes.`,
+  )
 
 // Fatal: bad UTF-8 is refused, never read as U+FFFD. A leading BOM is
 // dropped, as a web Request's text() drops it. Without `stream`, one decoder

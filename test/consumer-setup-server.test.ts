@@ -121,12 +121,13 @@ it('matches only the baseUrl it is given', async () => {
   })
   expect(matched.status).toBe(201)
   expect(narrow.customers.count()).toBe(51)
-  expect(
-    narrow.handle(
-      new Request('https://elsewhere.test/api/v1/customers', {
-        method: 'POST',
-      }),
-    ),
-  ).toBeUndefined()
+  const elsewhere = await narrow.fetch(
+    new Request('https://elsewhere.test/api/v1/customers', {
+      method: 'POST',
+    }),
+  )
+  expect(elsewhere.status).toBe(404)
+  expect((await elsewhere.json()).code).toBe('not_found')
+  expect(narrow.customers.count()).toBe(51)
   server.resetHandlers()
 })
