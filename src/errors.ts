@@ -1,3 +1,6 @@
+// srvx's FastResponse is the platform's Response, or on Node a lazy one
+// that the server writes without building a web stream.
+import { FastResponse } from 'srvx'
 /**
  * The one error registry: every code the sandbox can answer with, its status,
  * its title, when it happens and how a consumer triggers it.
@@ -239,7 +242,7 @@ export const PROBLEM_TYPE_BASE = 'https://customer-token-sandbox.dev/problems/'
  * const response = problemJson(problem) // Content-Type: application/problem+json
  */
 export const problemJson: ErrorFormatter = (problem) =>
-  new Response(JSON.stringify(problem), {
+  new FastResponse(JSON.stringify(problem), {
     status: problem.status,
     statusText: STATUS_TEXT[problem.status] ?? '',
     headers: { 'content-type': 'application/problem+json' },

@@ -328,13 +328,14 @@ export async function createSandboxServer(
       return response
     }
     // @note The admin surface never lets a browser send credentials, and a
-    // foreign origin gets no grant: its page cannot read the answer.
+    // foreign origin gets no grant: its page cannot read the answer. Set on
+    // node's response, they join the answer's own headers as it is written.
     for (const [name, value] of corsHeaders(
       origin,
       owned && !verdict.surface,
     )) {
       if (verdict.surface && !verdict.trusted && name !== 'vary') continue
-      response.headers.set(name, value)
+      res.setHeader(name, value)
     }
     // The API's answers are in the journal and logged from there.
     const journaled =

@@ -1,3 +1,6 @@
+// srvx's FastResponse is the platform's Response, or on Node a lazy one
+// that the server writes without building a web stream.
+import { FastResponse } from 'srvx'
 import { authenticate, requireScope, type Principal } from './auth.ts'
 import type { Exchange, Route, RouteCall, SandboxContext } from './context.ts'
 import { SandboxError, STATUS_TEXT, validationError } from './errors.ts'
@@ -58,7 +61,7 @@ export function json(
   body: unknown,
   headers?: Record<string, string>,
 ): Response {
-  return new Response(JSON.stringify(body), {
+  return new FastResponse(JSON.stringify(body), {
     status,
     statusText: STATUS_TEXT[status] ?? '',
     headers: { 'content-type': 'application/json', ...headers },
@@ -332,7 +335,7 @@ function toResponse(
   answer: StoredResponse,
   extra: [string, string][] = [],
 ): Response {
-  return new Response(answer.body, {
+  return new FastResponse(answer.body, {
     status: answer.status,
     statusText: STATUS_TEXT[answer.status] ?? '',
     headers: extra.length > 0 ? [...answer.headers, ...extra] : answer.headers,
