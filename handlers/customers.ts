@@ -27,7 +27,7 @@ export const createCustomer: OperationSpec = {
       )
     }
   },
-  execute(ctx, principal, raw, now) {
+  async execute(ctx, principal, raw, now) {
     const body = validateBody(ctx.schemas.customerBody, raw)
     const { db } = ctx
     // @note Nothing is awaited from these checks to the insert, so two
@@ -47,7 +47,7 @@ export const createCustomer: OperationSpec = {
     do id = ctx.nextId('customer')
     while (db.customerById(id))
 
-    const customer = db.insertCustomer({
+    const customer = await db.insertCustomer({
       id,
       account_id: principal.accountId,
       ...(body.name !== undefined && { name: body.name }),

@@ -30,7 +30,7 @@ export const createToken: OperationSpec = {
       )
     }
   },
-  execute(ctx, principal, raw, now) {
+  async execute(ctx, principal, raw, now) {
     const { min, max } = ctx.options.expiresIn
     const body = validateBody(ctx.schemas.tokenBody, raw, {
       expires_in: () =>
@@ -86,7 +86,7 @@ export const createToken: OperationSpec = {
     }
     const expiresAt = isoTime(now.getTime() + lifetimeMs)
     const createdAt = isoTime(now.getTime())
-    const record = db.insertToken({
+    const record = await db.insertToken({
       id,
       account_id: principal.accountId,
       secret: ctx.nextId('tokenSecret'),

@@ -2,6 +2,8 @@ import { Collection } from '@msw/data'
 import {
   AccountRecordSchema,
   ApiKeyRecordSchema,
+  CustomerRecordSchema,
+  TokenRecordSchema,
   type AccountRecord,
   type ApiKeyRecord,
   type CustomerRecord,
@@ -18,27 +20,31 @@ export type Credential =
 export type CreatedRecord =
   { customer: CustomerRecord } | { token: TokenRecord }
 
-/** The records of one kind that the API creates, in the order they were made. */
-export interface RecordList<T> {
-  all(): readonly T[]
-  count(): number
+/**
+ * The sandbox's data as @msw/data Collections, public as `sandbox.db`: query
+ * and seed them in tests as any @msw/data collection. A record created,
+ * updated or deleted here is validated by its schema and behaves as if the
+ * API had made it: it counts for `uniqueEmail` and the limits, and an API key
+ * or token is usable as a credential.
+ *
+ * @example
+ * await sandbox.db.customers.create({ id: 'cus_ada', account_id: 'acct_DemoAccount001', name: 'Ada', email: 'ada@example.com', created_at: new Date().toISOString() })
+ * sandbox.db.customers.findFirst((q) => q.where({ email: 'ada@example.com' }))
+ */
+export interface SandboxCollections {
+  accounts: Collection<typeof AccountRecordSchema>
+  apiKeys: Collection<typeof ApiKeyRecordSchema>
+  customers: Collection<typeof CustomerRecordSchema>
+  tokens: Collection<typeof TokenRecordSchema>
 }
 
 /**
- * The data model. Accounts and API keys are @msw/data Collections. Customers
- * and tokens, which every create adds to, are plain lists: @msw/data's
- * `create` re-validates, deep-copies and tags each record with a Map, which
- * measured a third of a whole create on the server's path. Every record is
- * still checked against its zod schema where it comes from outside (request
- * bodies, loaded data); the Map indexes keep the request path free of linear
- * scans.
+ * The data model: the collections, and Map indexes that follow every write
+ * to them (through the collections' hooks), so that no request-path lookup
+ * scans a collection.
  */
-export interface Database {
-  accounts: Collection<typeof AccountRecordSchema>
-  apiKeys: Collection<typeof ApiKeyRecordSchema>
-  customers: RecordList<CustomerRecord>
-  tokens: RecordList<TokenRecord>
-  /** Finds the credentials whose secret hashes like `secret`; compare each in constant time. */
+export interface Database extends SandboxCollections {
+  /** The credentials whose secret digests like `secret`; compare each in constant time. */
   credentialsByHash(secret: string): readonly Credential[] | undefined
   accountById(id: string): AccountRecord | undefined
   /** How many accounts there are. */
@@ -53,22 +59,108 @@ export interface Database {
   tokenById(id: string): TokenRecord | undefined
   insertAccount(record: AccountRecord): Promise<AccountRecord>
   insertApiKey(record: ApiKeyRecord): Promise<ApiKeyRecord>
-  /** Adds a customer built from validated input; no copy is made. */
-  insertCustomer(record: CustomerRecord): CustomerRecord
-  /** Adds a token built from validated input; no copy is made. */
-  insertToken(record: TokenRecord): TokenRecord
+  /**
+   * Adds a customer. It is in the indexes at once (counted, its id and email
+   * taken) so that no concurrent create passes the checks it has passed; the
+   * collection holds it once the promise settles.
+   */
+  insertCustomer(record: CustomerRecord): Promise<CustomerRecord>
+  /** Adds a token, indexed at once as `insertCustomer` is. */
+  insertToken(record: TokenRecord): Promise<TokenRecord>
   /**
    * Takes back a record that an operation just created (its write to the data
-   * file failed), from the list and every index.
+   * file failed), from the collection and every index.
    */
   remove(created: CreatedRecord): void
   /** Whether `email` (case-insensitively) belongs to a customer of the account. */
   emailTaken(accountId: string, email: string): boolean
 }
 
+/** A record as a collection stores it. */
+type Stored<C> = C extends { all(): (infer R)[] } ? R : never
+
 /** The key under which an email is indexed within one account. */
 export const emailKey = (accountId: string, email: string): string =>
   `email:${accountId}:${email.toLowerCase()}`
+
+/** The indexes of one kind of record: by id and, for owned records, by account. */
+interface Index<T extends { id: string }> {
+  byId: Map<string, T>
+  add(record: T): void
+  drop(record: T): void
+}
+
+function createIndex<T extends { id: string; account_id?: string }>(
+  byAccount: Map<string, T[]> | undefined,
+  also: { add(record: T): void; drop(record: T): void } = {
+    add() {},
+    drop() {},
+  },
+): Index<T> {
+  const byId = new Map<string, T>()
+  return {
+    byId,
+    add(record) {
+      byId.set(record.id, record)
+      if (byAccount && record.account_id !== undefined) {
+        const list = byAccount.get(record.account_id)
+        if (list) list.push(record)
+        else byAccount.set(record.account_id, [record])
+      }
+      also.add(record)
+    },
+    drop(record) {
+      if (byId.get(record.id) !== record) return
+      byId.delete(record.id)
+      if (byAccount && record.account_id !== undefined) {
+        // A record taken back is one of the last made: search from the end.
+        const list = byAccount.get(record.account_id)
+        const at = list?.lastIndexOf(record) ?? -1
+        if (at !== -1) list!.splice(at, 1)
+      }
+      also.drop(record)
+    },
+  }
+}
+
+/**
+ * Keeps `index` equal to what `collection` holds: the collection's hooks
+ * report every create, update and delete, whoever makes them. A record that
+ * `reserve` indexed before its create is swapped for the stored one.
+ */
+function follow<T extends { id: string }>(
+  // oxlint-disable-next-line no-explicit-any -- any record schema
+  collection: Collection<any>,
+  index: Index<T>,
+  reserved: Map<string, T>,
+): void {
+  const hooks = collection.hooks
+  hooks.on('create', (event) => {
+    const { record, initialValues } = event.data as {
+      record: T
+      initialValues: unknown
+    }
+    const pending = reserved.get(record.id)
+    if (pending !== undefined && pending === initialValues) {
+      reserved.delete(record.id)
+      index.drop(pending)
+    }
+    index.add(record)
+  })
+  hooks.on('update', (event) => {
+    if (event.defaultPrevented) return
+    const { prevRecord, nextRecord } = event.data as {
+      prevRecord: T
+      nextRecord: T
+    }
+    const current = index.byId.get(prevRecord.id)
+    if (current !== undefined) index.drop(current)
+    index.add(nextRecord)
+  })
+  hooks.on('delete', (event) => {
+    index.drop((event.data as { deletedRecord: T }).deletedRecord)
+  })
+}
 
 /**
  * Creates an empty data model. A reset makes a new one rather than clearing
@@ -76,54 +168,85 @@ export const emailKey = (accountId: string, email: string): string =>
  *
  * @example
  * const db = createDatabase({ indexEmails: true })
- * db.insertCustomer({ id: 'cus_…', account_id: 'acct_…', name: 'Ada', email: 'ada@example.com', created_at: new Date().toISOString() })
+ * await db.insertCustomer({ id: 'cus_…', account_id: 'acct_…', name: 'Ada', email: 'ada@example.com', created_at: new Date().toISOString() })
  */
 export function createDatabase(
   options: { indexEmails: boolean } = { indexEmails: false },
 ): Database {
   const accounts = new Collection({ schema: AccountRecordSchema })
   const apiKeys = new Collection({ schema: ApiKeyRecordSchema })
-  const customerList: CustomerRecord[] = []
-  const tokenList: TokenRecord[] = []
-  const customers: RecordList<CustomerRecord> = {
-    all: () => customerList,
-    count: () => customerList.length,
-  }
-  const tokens: RecordList<TokenRecord> = {
-    all: () => tokenList,
-    count: () => tokenList.length,
+  const customers = new Collection({ schema: CustomerRecordSchema })
+  const tokens = new Collection({ schema: TokenRecordSchema })
+
+  // Credentials by the digest of their secret: equal secrets share a list.
+  const byDigest = new Map<number, Credential[]>()
+  const credentialIndex = <K extends Credential['kind']>(kind: K) => ({
+    add(record: Extract<Credential, { kind: K }>['record']) {
+      const digest = secretHash(record.secret)
+      const credential = { kind, record } as Credential
+      const list = byDigest.get(digest)
+      if (list) list.push(credential)
+      else byDigest.set(digest, [credential])
+    },
+    drop(record: Extract<Credential, { kind: K }>['record']) {
+      const digest = secretHash(record.secret)
+      const rest = byDigest.get(digest)?.filter((c) => c.record !== record)
+      if (rest?.length) byDigest.set(digest, rest)
+      else byDigest.delete(digest)
+    },
+  })
+  // With `indexEmails`, how many customers of each account have an email.
+  const emails = new Map<string, number>()
+  const emailIndex = {
+    add(record: CustomerRecord) {
+      if (!options.indexEmails || record.email === undefined) return
+      const key = emailKey(record.account_id, record.email)
+      emails.set(key, (emails.get(key) ?? 0) + 1)
+    },
+    drop(record: CustomerRecord) {
+      if (!options.indexEmails || record.email === undefined) return
+      const key = emailKey(record.account_id, record.email)
+      const count = (emails.get(key) ?? 0) - 1
+      if (count > 0) emails.set(key, count)
+      else emails.delete(key)
+    },
   }
 
-  // A bucket is one credential, or a list once two secrets share a hash: one
-  // array per token would be most of what a token keeps alive.
-  const byHash = new Map<number, Credential | Credential[]>()
-  const accountIndex = new Map<string, AccountRecord>()
-  // Keys by account keep state and export linear in the number of accounts.
+  // Keys, customers and tokens by account keep state and export linear in
+  // the number of accounts.
   const apiKeysByAccount = new Map<string, ApiKeyRecord[]>()
-  let apiKeyCount = 0
   const customersByAccount = new Map<string, CustomerRecord[]>()
   const tokensByAccount = new Map<string, TokenRecord[]>()
-  const customerIndex = new Map<string, CustomerRecord>()
-  const tokenIndex = new Map<string, TokenRecord>()
-  const push = <T>(map: Map<string, T[]>, key: string, value: T): void => {
-    const list = map.get(key)
-    if (list) list.push(value)
-    else map.set(key, [value])
-  }
-  // A record taken back is one of the last made: search from the end.
-  const drop = <T>(list: T[] | undefined, value: T): void => {
-    const at = list?.lastIndexOf(value) ?? -1
-    if (at !== -1) list!.splice(at, 1)
-  }
-  // With `indexEmails`, each account's normalised emails.
-  const emails = new Set<string>()
+  const accountIndex = createIndex<AccountRecord>(undefined)
+  const apiKeyIndex = createIndex(apiKeysByAccount, credentialIndex('api-key'))
+  const customerIndex = createIndex(customersByAccount, emailIndex)
+  const tokenIndex = createIndex(tokensByAccount, credentialIndex('token'))
+  const reservedCustomers = new Map<string, CustomerRecord>()
+  const reservedTokens = new Map<string, TokenRecord>()
+  follow(accounts, accountIndex, new Map())
+  follow(apiKeys, apiKeyIndex, new Map())
+  follow(customers, customerIndex, reservedCustomers)
+  follow(tokens, tokenIndex, reservedTokens)
 
-  const indexCredential = (credential: Credential): void => {
-    const hash = secretHash(credential.record.secret)
-    const bucket = byHash.get(hash)
-    if (bucket === undefined) byHash.set(hash, credential)
-    else if (Array.isArray(bucket)) bucket.push(credential)
-    else byHash.set(hash, [bucket, credential])
+  /**
+   * Indexes `record` now and stores it in `collection`: the checks an
+   * operation made before its insert hold until the collection has it.
+   */
+  const reserve = async <T extends { id: string }>(
+    collection: { create(record: T): Promise<T> },
+    index: Index<T>,
+    reserved: Map<string, T>,
+    record: T,
+  ): Promise<T> => {
+    index.add(record)
+    reserved.set(record.id, record)
+    try {
+      return await collection.create(record)
+    } catch (error) {
+      if (reserved.get(record.id) === record) reserved.delete(record.id)
+      index.drop(record)
+      throw error
+    }
   }
 
   return {
@@ -131,75 +254,33 @@ export function createDatabase(
     apiKeys,
     customers,
     tokens,
-    credentialsByHash(secret) {
-      const bucket = byHash.get(secretHash(secret))
-      return bucket === undefined || Array.isArray(bucket) ? bucket : [bucket]
-    },
-    accountById: (id) => accountIndex.get(id),
-    accountCount: () => accountIndex.size,
+    credentialsByHash: (secret) => byDigest.get(secretHash(secret)),
+    accountById: (id) => accountIndex.byId.get(id),
+    accountCount: () => accountIndex.byId.size,
     recordCount: () =>
-      accountIndex.size + apiKeyCount + customerList.length + tokenList.length,
+      accountIndex.byId.size +
+      apiKeyIndex.byId.size +
+      customerIndex.byId.size +
+      tokenIndex.byId.size,
     apiKeysOf: (accountId) => apiKeysByAccount.get(accountId) ?? [],
     customersOf: (accountId) => customersByAccount.get(accountId) ?? [],
     tokensOf: (accountId) => tokensByAccount.get(accountId) ?? [],
-    customerById: (id) => customerIndex.get(id),
-    tokenById: (id) => tokenIndex.get(id),
+    customerById: (id) => customerIndex.byId.get(id),
+    tokenById: (id) => tokenIndex.byId.get(id),
     emailTaken: (accountId, email) => emails.has(emailKey(accountId, email)),
-    async insertAccount(record) {
-      const created = await accounts.create(record)
-      accountIndex.set(created.id, created)
-      return created
-    },
-    async insertApiKey(record) {
-      const created = await apiKeys.create(record)
-      indexCredential({ kind: 'api-key', record: created })
-      push(apiKeysByAccount, created.account_id, created)
-      apiKeyCount++
-      return created
-    },
-    insertCustomer(record) {
-      customerList.push(record)
-      push(customersByAccount, record.account_id, record)
-      customerIndex.set(record.id, record)
-      if (options.indexEmails && record.email !== undefined) {
-        emails.add(emailKey(record.account_id, record.email))
-      }
-      return record
-    },
+    insertAccount: (record) => accounts.create(record),
+    insertApiKey: (record) => apiKeys.create(record),
+    insertCustomer: (record) =>
+      reserve(customers, customerIndex, reservedCustomers, record),
+    insertToken: (record) =>
+      reserve(tokens, tokenIndex, reservedTokens, record),
     remove(created) {
+      // The records an insert resolved to are the collection's own.
       if ('customer' in created) {
-        const record = created.customer
-        if (customerIndex.get(record.id) !== record) return
-        drop(customerList, record)
-        drop(customersByAccount.get(record.account_id), record)
-        customerIndex.delete(record.id)
-        // @note With uniqueEmail no other customer of the account has it.
-        if (options.indexEmails && record.email !== undefined) {
-          emails.delete(emailKey(record.account_id, record.email))
-        }
+        customers.delete(created.customer as Stored<typeof customers>)
       } else {
-        const record = created.token
-        if (tokenIndex.get(record.id) !== record) return
-        drop(tokenList, record)
-        drop(tokensByAccount.get(record.account_id), record)
-        tokenIndex.delete(record.id)
-        const hash = secretHash(record.secret)
-        const bucket = byHash.get(hash)
-        if (Array.isArray(bucket)) {
-          const rest = bucket.filter((c) => c.record !== record)
-          if (rest.length === 1) byHash.set(hash, rest[0]!)
-          else byHash.set(hash, rest)
-        } else if (bucket?.record === record) {
-          byHash.delete(hash)
-        }
+        tokens.delete(created.token as Stored<typeof tokens>)
       }
-    },
-    insertToken(record) {
-      tokenList.push(record)
-      indexCredential({ kind: 'token', record })
-      push(tokensByAccount, record.account_id, record)
-      tokenIndex.set(record.id, record)
-      return record
     },
   }
 }

@@ -41,6 +41,7 @@ export type {
   Problem,
 } from './errors.ts'
 export type { Assumption } from './assumptions.ts'
+export type { SandboxCollections } from './db.ts'
 export type { SandboxClock, ClockAfterSet } from './clock.ts'
 export type { Journal, JournalEntry, Operation } from './journal.ts'
 export type {

@@ -42,15 +42,16 @@ export interface OperationSpec {
   authorize?: (ctx: SandboxContext, principal: Principal) => void
   /**
    * Validates the body and does the work; throws SandboxError for 4xx.
-   * Synchronous, so that no other request runs between its checks (ids,
-   * emails) and its insert.
+   * Nothing is awaited between its checks (ids, emails, limits) and its
+   * insert, which indexes the record at once: no other request runs in
+   * between.
    */
   execute: (
     ctx: SandboxContext,
     principal: Principal,
     body: Record<string, unknown>,
     now: Date,
-  ) => OperationResult
+  ) => Promise<OperationResult>
 }
 
 const IDEMPOTENCY_KEY = /^[\x20-\x7e]{1,255}$/
@@ -168,7 +169,7 @@ export async function runOperation(
     }
 
     if (effect?.delayMs) await sleep(effect.delayMs)
-    const result = spec.execute(ctx, principal, body, ctx.clock.now())
+    const result = await spec.execute(ctx, principal, body, ctx.clock.now())
     if (ctx.storage && result.created) await persist(ctx, result.created)
     const answer: StoredResponse = {
       status: result.status,

@@ -193,6 +193,10 @@ export function createSandboxCore(
       return seed
     },
     options: resolved,
+    get db() {
+      const { accounts, apiKeys, customers, tokens } = readable()
+      return { accounts, apiKeys, customers, tokens }
+    },
     reset(nextSeed) {
       if (nextSeed !== undefined) {
         if (
@@ -488,13 +492,15 @@ async function seedDatabase(
       faker,
       account.customers ?? options.customersPerAccount,
     )) {
-      db.insertCustomer({
-        id: nextId('customer'),
-        account_id: account.id,
-        name: customer.name,
-        email: customer.email,
-        created_at: createdAt,
-      })
+      pending.push(
+        db.insertCustomer({
+          id: nextId('customer'),
+          account_id: account.id,
+          name: customer.name,
+          email: customer.email,
+          created_at: createdAt,
+        }),
+      )
       if (++done % SEED_BATCH === 0) options.onSeedProgress?.(done, total)
     }
     await Promise.all(pending)

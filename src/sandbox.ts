@@ -1,5 +1,6 @@
 import type { RequestHandler } from 'msw'
 import type { Assumption } from './assumptions.ts'
+import type { SandboxCollections } from './db.ts'
 import type { SandboxClock } from './clock.ts'
 import type { Journal } from './journal.ts'
 import type { ResolvedOptions } from './options.ts'
@@ -80,6 +81,15 @@ export interface SandboxCore {
    * @example await sandbox.fetch(new Request('http://localhost/__sandbox/health'))
    */
   fetch(request: Request): Promise<Response>
+  /**
+   * The data model as @msw/data Collections (accounts, API keys, customers,
+   * tokens), to query and seed from tests. A record written here is
+   * validated by its schema and behaves as if the API had made it. Read it
+   * once `ready` has settled; a reset or load renews it.
+   * @example await sandbox.db.customers.create({ id: 'cus_ada', account_id: 'acct_DemoAccount001', name: 'Ada', email: 'ada@example.com', created_at: new Date().toISOString() })
+   * @see https://github.com/mswjs/data
+   */
+  readonly db: SandboxCollections
   /** Settles when seeding is done; the resolvers wait for it themselves. */
   readonly ready: Promise<void>
   /** The seed in force: the option's, or the last one `reset(seed)` was given. */
