@@ -47,13 +47,6 @@ export type BearerResult =
  */
 export function readBearer(header: string | null): BearerResult {
   if (header === null) return { kind: 'missing' }
-  // The common form, "Bearer <b64token>", without the general parse.
-  if (header.startsWith('Bearer ')) {
-    const credential = header.slice(7)
-    if (B64TOKEN.test(credential)) {
-      return { kind: 'bearer', credential, masked: maskSecret(credential) }
-    }
-  }
   const match = AUTHORIZATION.exec(header.trim())
   if (!match || match[1]!.toLowerCase() !== 'bearer') return { kind: 'missing' }
   const credential = match[2] ?? ''
@@ -65,7 +58,7 @@ export function readBearer(header: string | null): BearerResult {
 
 /**
  * Authenticates a request's Bearer credential (as `readBearer` read it)
- * against the data model: O(1) through the hash index, then a constant-time
+ * against the data model: O(1) through the index of secrets' digests, then a constant-time
  * comparison. Throws the 401s of the contract's auth table.
  *
  * @example

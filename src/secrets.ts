@@ -1,8 +1,8 @@
 /**
- * A 32-bit FNV-1a hash over the whole secret: it buckets credentials for an
- * O(1) lookup, and its running time depends on the length alone. Signed, so
- * that V8 keeps it a small integer: unsigned Map keys above 2³¹ measured
- * about twice as slow.
+ * A 32-bit FNV-1a digest of the whole secret, the key of the credential
+ * index: a lookup by it takes time that depends on the secret's length
+ * alone, and the secrets that share a digest are then compared in constant
+ * time. Signed, so that V8 keeps it a small integer.
  *
  * @example
  * secretHash('sk_test_DemoKeyForTheSandbox0001') // a stable 32-bit number

@@ -18,7 +18,6 @@ export function checkContentType(
   header: string | null,
   types: BodyTypes,
 ): void {
-  if (header === 'application/json') return
   const media = header?.split(';', 1)[0]!.trim().toLowerCase()
   if (media === 'application/json') return
   if (
