@@ -1,3 +1,4 @@
+import { OPERATIONS } from '../src/operations.ts'
 import { isoTime } from '../src/clock.ts'
 import { SandboxError } from '../src/errors.ts'
 import { checkRoom } from '../src/limits.ts'
@@ -10,8 +11,7 @@ import { validateBody } from '../src/validation.ts'
  */
 export const createCustomer: OperationSpec = {
   operation: 'createCustomer',
-  method: 'POST',
-  path: '/v1/customers',
+  ...OPERATIONS.createCustomer,
   scope: 'customers:write',
   bodyTypes: 'json',
   authorize(ctx, principal) {

@@ -1,3 +1,4 @@
+import { OPERATIONS } from '../src/operations.ts'
 import { hasScope, requireScope } from '../src/auth.ts'
 import { isoTime, MAX_CLOCK_MS } from '../src/clock.ts'
 import { SandboxError, validationError } from '../src/errors.ts'
@@ -12,8 +13,7 @@ import { validateBody } from '../src/validation.ts'
  */
 export const createToken: OperationSpec = {
   operation: 'createToken',
-  method: 'POST',
-  path: '/v2/tokens',
+  ...OPERATIONS.createToken,
   scope: 'tokens:write',
   bodyTypes: 'json-or-text',
   authorize(ctx, principal) {

@@ -1,5 +1,6 @@
-/** An operation of the interface, as scenarios and the journal name it. */
-export type Operation = 'createCustomer' | 'createToken'
+import type { Operation } from './operations.ts'
+
+export type { Operation }
 
 /** One request the sandbox answered, as the journal keeps it. */
 export interface JournalEntry {

@@ -1,3 +1,4 @@
+import { OPERATION_NAMES, OPERATIONS } from './operations.ts'
 import { z } from 'zod'
 import { createFaker, seedCustomers } from '../fixtures/seed.ts'
 import { LEDGER } from './assumptions.ts'
@@ -58,7 +59,7 @@ const SurfaceSchemas = {
   CreatedApiKey: z.object({ api_key: z.string(), account_id: z.string() }),
   Scenario: z.object({
     id: z.string(),
-    operation: z.enum(['createCustomer', 'createToken', '*']),
+    operation: z.enum([...OPERATION_NAMES, '*']),
     status: z.int().nullable(),
     delay_ms: z.int().nullable(),
     network_error: z.boolean(),
@@ -66,7 +67,7 @@ const SurfaceSchemas = {
   }),
   JournalEntry: z.object({
     request_id: z.string(),
-    operation: z.enum(['createCustomer', 'createToken']).nullable(),
+    operation: z.enum(OPERATION_NAMES).nullable(),
     method: z.string(),
     path: z.string(),
     status: z.int(),
@@ -433,7 +434,7 @@ export function createOpenApiDocument(
       },
     ],
     paths: {
-      '/v1/customers': {
+      [OPERATIONS.createCustomer.path]: {
         post: {
           tags: ['Customers'],
           summary: 'Create a customer',
@@ -472,7 +473,7 @@ export function createOpenApiDocument(
           },
         },
       },
-      '/v2/tokens': {
+      [OPERATIONS.createToken.path]: {
         post: {
           tags: ['Tokens'],
           summary: 'Create a token',

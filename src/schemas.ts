@@ -1,3 +1,4 @@
+import { OPERATION_NAMES } from './operations.ts'
 import { z } from 'zod'
 import { PERSONAS } from './personas.ts'
 
@@ -239,7 +240,7 @@ export const SnapshotBodySchema = z
   .strict()
 export const ScenarioBodySchema = z
   .object({
-    operation: z.enum(['createCustomer', 'createToken', '*']),
+    operation: z.enum([...OPERATION_NAMES, '*']),
     status: z.int().min(400).max(599).optional(),
     delay_ms: z.int().min(0).max(60_000).optional(),
     network_error: z.boolean().optional(),
