@@ -296,7 +296,7 @@ const SURFACE_DESCRIPTIONS = {
   'Read the clock':
     'The sandbox time that drives `created_at`, expiry and idempotency windows, and whether it is frozen.',
   'Set or advance the clock':
-    'Moves the sandbox clock by `advance_seconds` or to `now`, and freezes it there; a move that would leave the years 0000 to 9999 is `422 out_of_range`.',
+    'Moves the sandbox clock by `advance_seconds` or to `now`; by default it stays there until moved again (`clockAfterSet: "running"` lets it run on). A move that would leave the years 0000 to 9999 is `422 out_of_range`.',
   'List scenarios': 'The queued scenarios, oldest first.',
   'Queue a scenario':
     'Makes the next `times` calls of `operation` fail with `status` (code `simulated_failure`), wait `delay_ms` or drop the connection.',
