@@ -405,7 +405,7 @@ function pendingReason(v: View): string | undefined {
   const last = v.journal[0]
   const first = v.scenarios[0]
   if (!last || !first || last.scenario !== null) return undefined
-  const call = `The last call (${last.method} ${last.path}, ${statusLabel(last.status)}${last.code ? ` ${last.code}` : ''})`
+  const call = `the last call (${last.method} ${last.path}, ${statusLabel(last.status)}${last.code ? ` ${last.code}` : ''})`
   if (last.code !== null && AUTH_CODES.has(last.code))
     return `Still queued: ${call} was refused at authentication, which comes before scenarios, so it did not use the queued ${first.status ?? 'scenario'}. The next call with a valid credential will.`
   if (last.operation === null)
@@ -572,10 +572,11 @@ async function send(
   try {
     response = await fetch(url, { method: 'POST', headers, body: text })
   } catch (error) {
+    // The tables first, then the answer: once the status shows, all is shown.
+    await refresh(true).catch(() => {})
+    output.textContent = `The request failed before any response arrived: ${String(error)}`
     status.className = 'badge bad'
     status.textContent = 'network error'
-    output.textContent = `The request failed before any response arrived: ${String(error)}`
-    await refresh(true).catch(() => {})
     return undefined
   }
   const requestId = response.headers.get('x-request-id')
@@ -587,21 +588,21 @@ async function send(
   } catch {
     // Not JSON: shown as it came.
   }
-  status.className = badgeClass(response.status)
-  status.textContent = statusLabel(response.status)
+  await refresh(true).catch(() => {})
   output.textContent = [
     `HTTP ${statusLabel(response.status)}`,
     ...[...response.headers].map(([name, value]) => `${name}: ${value}`),
     '',
     shownBody,
   ].join('\n')
-  await refresh(true).catch(() => {})
   if (response.status === 401 && view && view.scenarios.length > 0) {
     const note = $('#response-note')
     note.hidden = false
     note.textContent =
       'The queued scenario did not apply: this call was refused at authentication, before scenarios are used. It waits for the next call with a valid credential (see "Unhappy paths").'
   }
+  status.className = badgeClass(response.status)
+  status.textContent = statusLabel(response.status)
   return response
 }
 
