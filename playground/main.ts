@@ -624,7 +624,18 @@ for (const select of [customerCredential, tokenCredential])
   select.addEventListener('change', () => showCredential(select))
 
 const scopes = $('#token-scopes')
-const { assumptions } = await read<{ assumptions: Assumption[] }>('assumptions')
+const { assumptions } = await read<{ assumptions: Assumption[] }>(
+  'assumptions',
+).catch((error: Error) => {
+  // A server that wants its admin token (one beyond loopback) says so here.
+  const status = $('#status')
+  status.textContent = `The sandbox at ${base || location.origin} does not let this page read it: ${error.message} `
+  const link = element('a', 'Run the playground in this page instead.')
+  link.href = '?mode=page'
+  status.append(link)
+  // Nothing more to start; the status line says why and where to go.
+  return new Promise<never>(() => {})
+})
 const catalog = assumptions.find((a) => a.option === 'scopes')?.value
 for (const scope of Array.isArray(catalog)
   ? (catalog as string[])

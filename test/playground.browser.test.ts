@@ -22,7 +22,7 @@ afterEach(() => server?.close())
 
 const browser = useBrowser()
 
-async function open(query = '', before?: (page: Page) => Promise<void>) {
+async function open(query = '', before?: (page: Page) => Promise<unknown>) {
   const page = await browser.page()
   await before?.(page)
   await page.goto(`${server.playgroundUrl!}${query}`)
@@ -30,12 +30,15 @@ async function open(query = '', before?: (page: Page) => Promise<void>) {
   return page
 }
 
+/** `expect.poll` with room for a busy machine: it waits, it never times the page. */
+const eventually = <T>(read: () => T) => expect.poll(read, { timeout: 10_000 })
+
 /** Clicks a send button and waits until the response panel shows `status`. */
 const sendAndSee = async (page: Page, button: string, status: string) => {
   await page.getByRole('button', { name: button }).click()
-  await expect
-    .poll(() => page.locator('#response-status').textContent())
-    .toBe(status)
+  await eventually(() => page.locator('#response-status').textContent()).toBe(
+    status,
+  )
 }
 
 /** What the server itself says, over HTTP, as curl would ask. */
@@ -72,9 +75,9 @@ it('served at /, shows a customer created with curl within a second of page time
   await page.clock.pauseAt(Date.now() + 60_000)
   expect((await curlCustomer('Curl Created')).status).toBe(201)
   await page.clock.runFor(1000)
-  await expect
-    .poll(() => customerRows(page).first().textContent())
-    .toContain('Curl Created')
+  await eventually(() => customerRows(page).first().textContent()).toContain(
+    'Curl Created',
+  )
   expect(await journalRows(page).first().textContent()).toContain(
     'POST /v1/customers201 Created',
   )
@@ -92,59 +95,57 @@ it('moves the server clock and queues faults on the server, and resets it', asyn
   type Clock = { now: string; frozen: boolean }
   const before = await serverSays<Clock>('clock')
   await page.getByRole('button', { name: '+1 hour' }).click()
-  await expect
-    .poll(async () => (await serverSays<Clock>('clock')).frozen)
-    .toBe(true)
+  await eventually(async () => (await serverSays<Clock>('clock')).frozen).toBe(
+    true,
+  )
   const after = await serverSays<Clock>('clock')
   expect(Date.parse(after.now) - Date.parse(before.now)).toBeGreaterThanOrEqual(
     3_600_000,
   )
-  await expect
-    .poll(() => page.locator('#clock-now').getAttribute('datetime'))
-    .toBe(after.now)
+  await eventually(() =>
+    page.locator('#clock-now').getAttribute('datetime'),
+  ).toBe(after.now)
 
   await page.locator('#scenario-operation').selectOption('createCustomer')
   await page.getByRole('button', { name: 'Fail with 503' }).click()
-  await expect
-    .poll(() => serverSays<{ scenarios: unknown[] }>('scenarios'))
-    .toEqual({
-      scenarios: [
-        expect.objectContaining({
-          operation: 'createCustomer',
-          status: 503,
-          remaining: 1,
-        }),
-      ],
-    })
-  await expect
-    .poll(() => page.locator('#scenarios').textContent())
-    .toBe('Next call of POST /v1/customers: fail with 503')
+  await eventually(() =>
+    serverSays<{ scenarios: unknown[] }>('scenarios'),
+  ).toEqual({
+    scenarios: [
+      expect.objectContaining({
+        operation: 'createCustomer',
+        status: 503,
+        remaining: 1,
+      }),
+    ],
+  })
+  await eventually(() => page.locator('#scenarios').textContent()).toBe(
+    'Next call of POST /v1/customers: fail with 503',
+  )
   // The server's next call, from anyone, fails; the page sees the queue empty.
   expect((await curlCustomer('Refused')).status).toBe(503)
-  await expect
-    .poll(() => page.locator('#scenarios').textContent())
-    .toBe('None queued: calls answer normally.')
-  await expect
-    .poll(() => journalRows(page).first().textContent())
-    .toContain('503 Service Unavailable')
+  await eventually(() => page.locator('#scenarios').textContent()).toBe(
+    'None queued: calls answer normally.',
+  )
+  await eventually(() => journalRows(page).first().textContent()).toContain(
+    '503 Service Unavailable',
+  )
 
   await page.getByRole('button', { name: 'Network error' }).click()
   await page.getByRole('button', { name: 'Clear scenarios' }).click()
-  await expect
-    .poll(() => serverSays<{ scenarios: unknown[] }>('scenarios'))
-    .toEqual({ scenarios: [] })
+  await eventually(() =>
+    serverSays<{ scenarios: unknown[] }>('scenarios'),
+  ).toEqual({ scenarios: [] })
 
   expect((await curlCustomer('Kept until reset')).status).toBe(201)
   await page.getByRole('button', { name: 'Reset to the seed' }).click()
-  await expect
-    .poll(
-      async () =>
-        (await serverSays<{ customers: unknown[] }>('state')).customers.length,
-    )
-    .toBe(50)
-  await expect
-    .poll(() => page.locator('#customers-count').textContent())
-    .toContain('50 customers in all')
+  await eventually(
+    async () =>
+      (await serverSays<{ customers: unknown[] }>('state')).customers.length,
+  ).toBe(50)
+  await eventually(() =>
+    page.locator('#customers-count').textContent(),
+  ).toContain('50 customers in all')
 })
 
 it('clicks through both operations against the server, with the assumptions', async () => {
@@ -166,13 +167,13 @@ it('clicks through both operations against the server, with the assumptions', as
   // A writing token, then an hour on the server's clock: expired.
   await sendAndSee(page, 'Send POST /v2/tokens', '201 Created')
   const newest = page.locator('#tokens tbody tr').first()
-  await expect.poll(() => newest.textContent()).toContain('valid')
+  await eventually(() => newest.textContent()).toContain('valid')
   await page
     .getByRole('button', { name: 'Use it in "Create a customer"' })
     .click()
   await sendAndSee(page, 'Send POST /v1/customers', '201 Created')
   await page.getByRole('button', { name: '+1 hour' }).click()
-  await expect.poll(() => newest.textContent()).toContain('expired')
+  await eventually(() => newest.textContent()).toContain('expired')
   await sendAndSee(page, 'Send POST /v1/customers', '401 Unauthorized')
   expect(await page.locator('#response').textContent()).toContain(
     '"code": "token_expired"',
@@ -226,16 +227,16 @@ it('tells the five persona keys apart in the accounts and the journal', async ()
   // From the page, the journal names the key it sent.
   await page.locator('#customer-credential').selectOption(PERSONA_READ_ONLY_KEY)
   await sendAndSee(page, 'Send POST /v1/customers', '403 Forbidden')
-  await expect
-    .poll(() => journalRows(page).first().locator('td').nth(5).textContent())
-    .toBe('sk_test_…0001 (persona read-only)')
+  await eventually(() =>
+    journalRows(page).first().locator('td').nth(5).textContent(),
+  ).toBe('sk_test_…0001 (persona read-only)')
   // From curl, the masked form fits four of them, and the page says so.
   expect((await curlCustomer('Persona', PERSONA_RATE_LIMITED_KEY)).status).toBe(
     201,
   )
-  await expect
-    .poll(() => journalRows(page).first().locator('td').nth(5).textContent())
-    .toBe('sk_test_…0001 (one of 4 Persona Account keys)')
+  await eventually(() =>
+    journalRows(page).first().locator('td').nth(5).textContent(),
+  ).toBe('sk_test_…0001 (one of 4 Persona Account keys)')
 })
 
 it('offers a minted token to "Create a customer" instead of switching it there', async () => {
@@ -280,9 +281,9 @@ it('offers a minted token to "Create a customer" instead of switching it there',
 it('explains a queued 503 that a 401 left in the queue', async () => {
   const page = await open()
   await page.getByRole('button', { name: 'Fail with 503' }).click()
-  await expect
-    .poll(() => page.locator('#scenarios').textContent())
-    .toBe('Next call of either operation: fail with 503')
+  await eventually(() => page.locator('#scenarios').textContent()).toBe(
+    'Next call of either operation: fail with 503',
+  )
   await page.locator('#customer-credential').selectOption(REVOKED_KEY)
   await sendAndSee(page, 'Send POST /v1/customers', '401 Unauthorized')
   expect(await page.locator('#response-note').textContent()).toContain(
@@ -306,9 +307,9 @@ it('explains a queued 503 that a 401 left in the queue', async () => {
 
 it('runs in the page with ?mode=page, its data its own, one switch from the server', async () => {
   const page = await open('?mode=page')
-  await expect
-    .poll(() => page.locator('#status').textContent())
-    .toBe("Running in this page through MSW's service worker.")
+  await eventually(() => page.locator('#status').textContent()).toBe(
+    "Running in this page through MSW's service worker.",
+  )
   expect(await page.getByLabel('This page alone').isChecked()).toBe(true)
   await page.getByLabel('name').fill('Only In The Page')
   await sendAndSee(page, 'Send POST /v1/customers', '201 Created')
@@ -346,9 +347,9 @@ it('runs in the page and says why where no sandbox server answers', async () => 
       }),
     ),
   )
-  await expect
-    .poll(() => page.locator('#status').textContent())
-    .toContain("Running in this page through MSW's service worker.")
+  await eventually(() => page.locator('#status').textContent()).toContain(
+    "Running in this page through MSW's service worker.",
+  )
   expect(await page.locator('#status').textContent()).toContain(
     `No sandbox server answers ${server.url}/__sandbox/health`,
   )
@@ -356,6 +357,32 @@ it('runs in the page and says why where no sandbox server answers', async () => 
   await sendAndSee(page, 'Send POST /v1/customers', '201 Created')
   const journal = await serverSays<{ requests: unknown[] }>('requests')
   expect(journal.requests).toEqual([])
+})
+
+it('says so, and links to page mode, when the server wants its admin token', async () => {
+  const guarded = await createSandboxServer({
+    port: 0,
+    adminToken: 'a'.repeat(32),
+  })
+  try {
+    const page = await browser.page()
+    await page.goto(guarded.playgroundUrl!)
+    await eventually(() => page.locator('#status').textContent()).toContain(
+      `The sandbox at ${guarded.url} does not let this page read it: The sandbox API needs the admin token`,
+    )
+    await Promise.all([
+      page.waitForURL(/\?mode=page$/),
+      page
+        .getByRole('link', { name: 'Run the playground in this page instead.' })
+        .click(),
+    ])
+    await page.locator('body[data-ready="true"]').waitFor()
+    expect(await page.locator('#status').textContent()).toBe(
+      "Running in this page through MSW's service worker.",
+    )
+  } finally {
+    await guarded.close()
+  }
 })
 
 it('keeps its data across a reload once asked to, in page mode', async () => {
@@ -369,9 +396,9 @@ it('keeps its data across a reload once asked to, in page mode', async () => {
   expect(
     await page.getByLabel('Keep the data across reloads').isChecked(),
   ).toBe(true)
-  await expect
-    .poll(() => page.locator('#status').textContent())
-    .toContain('kept in localStorage')
+  await eventually(() => page.locator('#status').textContent()).toContain(
+    'kept in localStorage',
+  )
   await page.getByLabel('name').fill('Grace Hopper')
   await page.getByLabel('email').fill('grace@example.com')
   await sendAndSee(page, 'Send POST /v1/customers', '201 Created')
