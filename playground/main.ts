@@ -518,6 +518,8 @@ async function refresh(full = false): Promise<void> {
 function poll(): void {
   clearTimeout(polling)
   polling = setTimeout(async () => {
+    // A tab out of sight asks nothing; shown again, it starts over.
+    if (document.hidden) return
     try {
       await refresh()
       setStatus()
@@ -528,6 +530,10 @@ function poll(): void {
     poll()
   }, POLL_MS)
 }
+
+document.addEventListener('visibilitychange', () => {
+  if (!document.hidden) poll()
+})
 
 /** Runs a change, then shows the sandbox as it now is. */
 async function act(change: () => Promise<unknown>): Promise<void> {

@@ -10,7 +10,7 @@ import {
   REVOKED_KEY,
 } from '../fixtures/demo-keys.ts'
 import { createSandboxServer, type SandboxServer } from '../src/node.ts'
-import { screenshot, useBrowser } from './_browser.ts'
+import { screenshot, startDevServer, useBrowser } from './_browser.ts'
 
 // The built playground (dist/playground), served by the standalone server as
 // `npm start` serves it: by default it shows and drives that server.
@@ -357,6 +357,38 @@ it('runs in the page and says why where no sandbox server answers', async () => 
   await sendAndSee(page, 'Send POST /v1/customers', '201 Created')
   const journal = await serverSays<{ requests: unknown[] }>('requests')
   expect(journal.requests).toEqual([])
+})
+
+it("from Vite's dev server, runs in the page, and ?server= shows a running server", async () => {
+  const dev = await startDevServer({
+    configFile: new URL('../playground/vite.config.ts', import.meta.url)
+      .pathname,
+  })
+  try {
+    const alone = await browser.page()
+    await alone.goto(dev.url)
+    await alone.locator('body[data-ready="true"]').waitFor()
+    expect(await alone.locator('#status').textContent()).toContain(
+      `No sandbox server answers ${dev.url.replace(/\/$/, '')}/__sandbox/health`,
+    )
+
+    // Another origin: the server's admin surface grants loopback pages CORS.
+    const page = await browser.page()
+    await page.goto(`${dev.url}?server=${server.url}`)
+    await page.locator('body[data-ready="true"]').waitFor()
+    expect(await page.locator('#status').textContent()).toContain(
+      `Showing the sandbox server at ${server.url} (another origin)`,
+    )
+    await sendAndSee(page, 'Send POST /v1/customers', '201 Created')
+    const state = await serverSays<{ customers: { name: string }[] }>('state')
+    expect(state.customers.at(-1)?.name).toBe('Ada Lovelace')
+    await page.getByRole('button', { name: '+1 day' }).click()
+    await eventually(
+      async () => (await serverSays<{ frozen: boolean }>('clock')).frozen,
+    ).toBe(true)
+  } finally {
+    await dev.server.close()
+  }
 })
 
 it('says so, and links to page mode, when the server wants its admin token', async () => {
