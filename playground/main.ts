@@ -328,7 +328,8 @@ function journalCredential(entry: JournalEntry): string {
   if (entry.credential === null) return ''
   const sent = sentWith.get(entry.request_id)
   if (sent !== undefined) {
-    const name = known.get(sent)
+    const token = [...secrets].find(([, secret]) => secret === sent)?.[0]
+    const name = known.get(sent) ?? (token && `token ${token}`)
     return name ? `${entry.credential} (${name})` : entry.credential
   }
   const fixture = DEFAULT_ACCOUNTS.find((a) => a.id === entry.account_id)
@@ -467,7 +468,7 @@ function render(v: View): void {
         entry.at.replace('T', ' ').slice(0, 19),
         `${entry.method} ${entry.path}`,
         element('span', statusLabel(entry.status), badgeClass(entry.status)),
-        entry.code ?? '',
+        entry.code === null ? '' : element('code', entry.code),
         accountCell(entry.account_id),
         journalCredential(entry),
         entry.scenario ?? '',

@@ -276,6 +276,9 @@ it('offers a minted token to "Create a customer" instead of switching it there',
   expect(await page.locator('#request').textContent()).not.toContain(
     DEMO_KEY_ONE,
   )
+  expect(
+    await journalRows(page).first().locator('td').nth(5).textContent(),
+  ).toMatch(/^tok_test_…\w{4} \(token tkn_\w+\)$/)
 })
 
 it('explains a queued 503 that a 401 left in the queue', async () => {
