@@ -231,7 +231,10 @@ interface View {
 let view: View | undefined
 
 function tokenCredentials(): Credential[] {
-  if (mode.kind === 'page') {
+  if (
+    mode.kind === 'page' &&
+    view?.state.tokens.some((token) => !secrets.has(token.id))
+  ) {
     // @note The page's own sandbox: every token's secret is at hand, so
     // tokens minted before a reload stay usable when the data persists.
     for (const token of pageSandbox.dump().tokens)
