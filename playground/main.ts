@@ -207,7 +207,7 @@ function keyName(account: string, key: FixtureApiKey): string {
   return account
 }
 
-/** What the page knows of each credential it sent or the fixtures hold. */
+/** The short name of each documented key, by its secret. */
 const known = new Map<string, string>(
   DEFAULT_ACCOUNTS.flatMap((account) =>
     account.apiKeys.map((key) => [key.key, keyName(account.name, key)]),
