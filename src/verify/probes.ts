@@ -67,6 +67,13 @@ export interface ProbeGroup {
   run(ctx: ProbeContext): Promise<Omit<RowResult, 'id'>>
 }
 
+/** A row judged on earlier answers when there are none: nothing to say. */
+const nothingSeen = (_ctx: ProbeContext, id: string) => ({
+  verdict: 'unknown' as const,
+  expected: id,
+  observed: 'no answer of the service to judge it by',
+})
+
 const ok = (r: ProbeResponse): boolean => r.status >= 200 && r.status < 300
 
 /**
@@ -943,6 +950,7 @@ export const PROBES: readonly ProbeGroup[] = [
   {
     id: 'limits.rate',
     async run(ctx) {
+      if (ctx.answers.length === 0) return nothingSeen(ctx, 'limits.rate')
       // Judged on every answer so far: run after the other groups.
       const want = ctx.expect.rateLimit
       const policy = ctx.answers
@@ -984,6 +992,7 @@ export const PROBES: readonly ProbeGroup[] = [
   {
     id: 'errors.shape',
     async run(ctx) {
+      if (ctx.answers.length === 0) return nothingSeen(ctx, 'errors.shape')
       const errors = ctx.answers.filter((r) => r.status >= 400)
       const expected =
         'problem JSON: application/problem+json with type, title, status, code, request_id'
@@ -1026,6 +1035,7 @@ export const PROBES: readonly ProbeGroup[] = [
   {
     id: 'versioning.deprecation',
     async run(ctx) {
+      if (ctx.answers.length === 0) return nothingSeen(ctx, 'versioning.deprecation')
       const v1 = ctx.answers
       const flagged = v1.find((r) => r.headers.deprecation ?? r.headers.sunset)
       return {
@@ -1043,6 +1053,7 @@ export const PROBES: readonly ProbeGroup[] = [
   {
     id: 'limits.keep-alive-timeout',
     async run(ctx) {
+      if (ctx.answers.length === 0) return nothingSeen(ctx, 'limits.keep-alive-timeout')
       const want = ctx.expect.keepAliveTimeout
       const header = ctx.answers
         .map((r) => r.headers['keep-alive'])
