@@ -1035,7 +1035,8 @@ export const PROBES: readonly ProbeGroup[] = [
   {
     id: 'versioning.deprecation',
     async run(ctx) {
-      if (ctx.answers.length === 0) return nothingSeen(ctx, 'versioning.deprecation')
+      if (ctx.answers.length === 0)
+        return nothingSeen(ctx, 'versioning.deprecation')
       const v1 = ctx.answers
       const flagged = v1.find((r) => r.headers.deprecation ?? r.headers.sunset)
       return {
@@ -1053,7 +1054,8 @@ export const PROBES: readonly ProbeGroup[] = [
   {
     id: 'limits.keep-alive-timeout',
     async run(ctx) {
-      if (ctx.answers.length === 0) return nothingSeen(ctx, 'limits.keep-alive-timeout')
+      if (ctx.answers.length === 0)
+        return nothingSeen(ctx, 'limits.keep-alive-timeout')
       const want = ctx.expect.keepAliveTimeout
       const header = ctx.answers
         .map((r) => r.headers['keep-alive'])

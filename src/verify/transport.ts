@@ -224,7 +224,11 @@ export function createProber(options: ProberOptions): Prober {
         options.onRequest?.(requests, probe)
       }
       // Nothing was created unless the service said so.
-      if (probe.creates && !(response.status >= 200 && response.status < 300))
+      if (
+        probe.creates &&
+        (!(response.status >= 200 && response.status < 300) ||
+          response.headers.get('idempotent-replayed') === 'true')
+      )
         creates--
       const responseHeaders: Record<string, string> = {}
       response.headers.forEach((value, name) => {
