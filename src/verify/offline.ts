@@ -84,13 +84,14 @@ function rowOf(
     header(sandbox, 'idempotent-replayed')
   )
     return 'idempotency'
+  // A call made with a token speaks to whether that token is taken.
+  if (usedToken)
+    return customers ? 'auth.v1-accepts-tokens' : 'auth.token-issuers'
   if (has(429)) return 'limits.rate'
   if (has(413)) return 'limits.size'
   if (has(415)) return 'token.content-type'
   if (has(431)) return 'limits.header-count'
   if (has(409)) return 'customer.email-uniqueness'
-  if (usedToken && (has(401) || has(403)))
-    return customers ? 'auth.v1-accepts-tokens' : 'auth.token-issuers'
   if (has(401) || has(403)) return 'auth.errors'
   const failed = sandbox.status >= 400 ? sandbox : service
   if (failed.status === 422 || failed.status === 400) {
@@ -184,11 +185,13 @@ export async function verifyRecorded(
       exchange.response.status === 502
     )
       continue
-    const headers = new Headers(exchange.request.headers)
-    const auth = headers.get('authorization')
+    // @note The recorded credential is masked (and holds "…", which no header
+    // may carry): the sandbox gets one of its own in its place.
+    const { authorization: auth, ...rest } = exchange.request.headers
+    const headers = new Headers(rest)
     let usedToken = false
     if (auth) {
-      const [scheme, credential = ''] = auth.split(/\s+/)
+      const [scheme = 'Bearer', credential = ''] = auth.split(/\s+/)
       const minted = tokens.get(credential)
       usedToken = minted !== undefined || credential.startsWith('tok_')
       const replacement =
