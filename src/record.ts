@@ -1,9 +1,9 @@
 import { createServer, type IncomingMessage } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { rename, writeFile } from 'node:fs/promises'
-import type { SandboxOptions } from './options.ts'
 import { createSandboxCore } from './sandbox-core.ts'
 import { maskSecret } from './secrets.ts'
+import { sandboxOptionsOf } from './verify/config.ts'
 
 /** One call that went through the recorder, secrets masked. */
 export interface RecordedExchange {
@@ -65,26 +65,13 @@ const HOP_BY_HOP = new Set([
   'te',
   'trailer',
 ])
-// Options of the standalone server a config file may hold: not sandbox options.
-const SERVER_KEYS = new Set([
-  'port',
-  'host',
-  'adminToken',
-  'adminOrigins',
-  'allowedHosts',
-  'headersTimeout',
-  'requestTimeout',
-  'keepAliveTimeout',
-  'maxHeadersCount',
-  'maxConnections',
-  'dataFile',
-  'dataFileDelayMs',
-  'logFormat',
-  'quiet',
-  'from',
-])
 
-/** The masked form of an `Authorization` value: the scheme and a masked credential. */
+/**
+ * The masked form of an `Authorization` value: the scheme and a masked credential.
+ *
+ * @example
+ * maskAuthorization('Bearer sk_test_DemoKeyForTheSandbox0001') // 'Bearer sk_test_…0001'
+ */
 export function maskAuthorization(value: string): string {
   const [scheme, ...rest] = value.trim().split(/\s+/)
   const credential = rest.join(' ')
@@ -144,9 +131,7 @@ export async function startRecorder(
   const base = options.target.replace(/\/+$/, '')
   const exchanges: RecordedExchange[] = []
   const secrets = new Set<string>()
-  const sandboxOptions = Object.fromEntries(
-    Object.entries(options.config ?? {}).filter(([k]) => !SERVER_KEYS.has(k)),
-  ) as SandboxOptions
+  const sandboxOptions = sandboxOptionsOf(options.config ?? {})
   // Validates the options now, not at the first save.
   createSandboxCore(sandboxOptions)
   let saving: Promise<void> = Promise.resolve()

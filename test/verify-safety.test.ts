@@ -1,5 +1,8 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DEMO_KEY_ONE } from '../fixtures/demo-keys.ts'
 import { main } from '../src/cli.ts'
@@ -130,6 +133,7 @@ describe('verify is bounded and polite', { timeout: 60_000 }, () => {
 
   it('never prints the key or a minted token in full, in the table, the JSON or the written config', async () => {
     const outputs: string[] = []
+    const configFile = join(await mkdtemp(join(tmpdir(), 'verify-')), 'c.json')
     for (const json of [false, true]) {
       const stdout = sink()
       await main({
@@ -141,7 +145,7 @@ describe('verify is bounded and polite', { timeout: 60_000 }, () => {
           DEMO_KEY_ONE,
           '--rate',
           '2000',
-          ...(json ? ['--json'] : []),
+          ...(json ? ['--json', '--write-config', configFile] : []),
         ],
         stdout,
         stderr: sink(),
@@ -149,11 +153,13 @@ describe('verify is bounded and polite', { timeout: 60_000 }, () => {
       })
       outputs.push(stdout.text())
     }
+    outputs.push(await readFile(configFile, 'utf8'))
     for (const text of outputs) {
       expect(text).not.toContain(DEMO_KEY_ONE)
       expect(text).not.toMatch(/tok_test_[0-9A-Za-z]{16,}/)
     }
     expect(JSON.parse(outputs[1]!).summary.matches).toBe(24)
+    await rm(dirname(configFile), { recursive: true, force: true })
   })
 
   it('an abort stops cleanly with a partial report', async () => {
@@ -293,6 +299,29 @@ describe('a misbehaving target', { timeout: 60_000 }, () => {
       )
       expect(out).toContain('The service misbehaved')
       expect(out).not.toMatch(/\bmatches\b.*\n/)
+    }
+  })
+
+  it('a service whose rate limit cuts the battery short still has its limit read from the answers', async () => {
+    const strict = await createSandboxServer({
+      port: 0,
+      rateLimit: { limit: 10, windowSeconds: 60 },
+    })
+    try {
+      const report = await runVerify({
+        target: strict.url,
+        key: DEMO_KEY_ONE,
+        ...FAST,
+      })
+      const rate = report.rows.find((r) => r.id === 'limits.rate')!
+      expect(rate.verdict).toBe('differs')
+      expect(rate.observed).toContain('10 per 60 s')
+      expect(rate.observed).toMatch(/\d+ probes were answered 429/)
+      expect(report.config.rateLimit).toEqual({ limit: 10, windowSeconds: 60 })
+      expect(report.failed).toContain('429')
+      expect(report.requests).toBeLessThan(20)
+    } finally {
+      await strict.close()
     }
   })
 

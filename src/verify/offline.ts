@@ -1,30 +1,11 @@
 import { DEMO_KEY_ONE } from '../../fixtures/demo-keys.ts'
 import { LEDGER } from '../assumptions.ts'
-import type { SandboxOptions } from '../options.ts'
 import type { RecordedExchange } from '../record.ts'
 import { createSandboxCore } from '../sandbox-core.ts'
 import type { VerifyReport } from './index.ts'
+import { sandboxOptionsOf } from './config.ts'
 import { NOT_PROBED, type RowResult } from './probes.ts'
 import { OPERATION_PATHS } from './transport.ts'
-
-// Options of the standalone server a config file may hold: not sandbox options.
-const SERVER_KEYS = new Set([
-  'port',
-  'host',
-  'adminToken',
-  'adminOrigins',
-  'allowedHosts',
-  'headersTimeout',
-  'requestTimeout',
-  'keepAliveTimeout',
-  'maxHeadersCount',
-  'maxConnections',
-  'dataFile',
-  'dataFileDelayMs',
-  'logFormat',
-  'quiet',
-  'from',
-])
 
 const BAD_KEY = 'sk_test_VerifyProbeNotAKey00000'
 
@@ -164,9 +145,7 @@ export async function verifyRecorded(
       'the file holds no recorded exchanges: pass a session that `customer-token-sandbox record` saved',
     )
   const exchanges = recorded.exchanges as RecordedExchange[]
-  const sandboxOptions = Object.fromEntries(
-    Object.entries(config).filter(([k]) => !SERVER_KEYS.has(k)),
-  ) as SandboxOptions
+  const sandboxOptions = sandboxOptionsOf(config)
   const { sandbox } = createSandboxCore({
     ...sandboxOptions,
     customersPerAccount: 0,

@@ -64,6 +64,8 @@ export interface ProbeContext {
 /** A probe group: the ledger row it checks and how. */
 export interface ProbeGroup {
   id: string
+  /** Set when the group sends nothing and judges the answers seen so far. */
+  passive?: boolean
   run(ctx: ProbeContext): Promise<Omit<RowResult, 'id'>>
 }
 
@@ -85,7 +87,9 @@ async function send(
   request: ProbeRequest,
 ): Promise<ProbeResponse> {
   const response = await ctx.prober.send(request)
-  ctx.answers.push(response)
+  // @note Only answers that speak for the service are judged: a 429 does
+  // (its headers tell the limit), a 5xx or an HTML page does not.
+  if (response.status === 429) ctx.answers.push(response)
   if (response.status >= 500)
     throw new ProbeStopped(
       `the service answered ${response.status} to "${request.purpose}"`,
@@ -103,6 +107,7 @@ async function send(
       'network',
     )
   }
+  ctx.answers.push(response)
   return response
 }
 
@@ -949,6 +954,7 @@ export const PROBES: readonly ProbeGroup[] = [
   },
   {
     id: 'limits.rate',
+    passive: true,
     async run(ctx) {
       if (ctx.answers.length === 0) return nothingSeen(ctx, 'limits.rate')
       // Judged on every answer so far: run after the other groups.
@@ -973,6 +979,7 @@ export const PROBES: readonly ProbeGroup[] = [
         }
       const found =
         Number.isSafeInteger(limit) && Number.isSafeInteger(windowSeconds)
+      const limited = ctx.answers.filter((r) => r.status === 429).length
       return {
         verdict:
           found &&
@@ -982,15 +989,18 @@ export const PROBES: readonly ProbeGroup[] = [
             ? 'matches'
             : 'differs',
         expected,
-        observed: found
-          ? `${limit} per ${windowSeconds} s (RateLimit-Policy)`
-          : `rate-limit headers without a window (${policy ?? legacy})`,
+        observed: `${
+          found
+            ? `${limit} per ${windowSeconds} s (RateLimit-Policy)`
+            : `rate-limit headers without a window (${policy ?? legacy})`
+        }${limited > 0 ? `; ${limited} probes were answered 429` : ''}`,
         ...(found && { config: { rateLimit: { limit, windowSeconds } } }),
       }
     },
   },
   {
     id: 'errors.shape',
+    passive: true,
     async run(ctx) {
       if (ctx.answers.length === 0) return nothingSeen(ctx, 'errors.shape')
       const errors = ctx.answers.filter((r) => r.status >= 400)
@@ -1034,6 +1044,7 @@ export const PROBES: readonly ProbeGroup[] = [
   },
   {
     id: 'versioning.deprecation',
+    passive: true,
     async run(ctx) {
       if (ctx.answers.length === 0)
         return nothingSeen(ctx, 'versioning.deprecation')
@@ -1053,6 +1064,7 @@ export const PROBES: readonly ProbeGroup[] = [
   },
   {
     id: 'limits.keep-alive-timeout',
+    passive: true,
     async run(ctx) {
       if (ctx.answers.length === 0)
         return nothingSeen(ctx, 'limits.keep-alive-timeout')
