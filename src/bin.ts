@@ -11,9 +11,12 @@ const stop = (signal: NodeJS.Signals): void => {
   if (stopping) process.exit(130)
   stopping = true
   started
-    .then(({ server }) => server?.close())
+    .then(async ({ server, recorder, exitCode }) => {
+      await (server ?? recorder)?.close()
+      return server || recorder ? 0 : (exitCode ?? 0)
+    })
     .then(
-      () => process.exit(0),
+      (code) => process.exit(code),
       (error: Error) => {
         process.stderr.write(
           `customer-token-sandbox: failed to stop cleanly after ${signal}: ${error.message}\n`,
@@ -26,8 +29,8 @@ process.once('SIGINT', stop)
 process.once('SIGTERM', stop)
 
 try {
-  const { exitCode, server } = await started
-  if (!server) process.exitCode = exitCode ?? 0
+  const { exitCode, server, recorder } = await started
+  if (!server && !recorder) process.exitCode = exitCode ?? 0
 } catch (error) {
   process.stderr.write(
     `customer-token-sandbox: ${(error as Error).message}${process.env.DEBUG ? `\n${(error as Error).stack}` : ' (set DEBUG=1 for details)'}\n`,

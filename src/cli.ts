@@ -27,9 +27,13 @@ export interface MainResult {
   exitCode?: number
   /** Set when a server is running. */
   server?: SandboxServer
+  /** Set when `record` is running: close it to stop. */
+  recorder?: { url: string; close(): Promise<void> }
 }
 
 export const USAGE = `Usage: ${NAME} [options]
+       ${NAME} verify --target URL --key KEY   check the assumptions against a live service
+       ${NAME} record --target URL             record a live service's answers (see --help of each)
 
 Serves the Customer and Token Service sandbox over HTTP.
 
@@ -320,7 +324,15 @@ async function readJsonFile(flag: string, path: string): Promise<unknown> {
   }
 }
 
-async function readConfig(path: string): Promise<Record<string, unknown>> {
+/**
+ * Reads a `--config` file: a JSON object of options with their JavaScript names.
+ *
+ * @example
+ * const options = await readConfig('sandbox.config.json')
+ */
+export async function readConfig(
+  path: string,
+): Promise<Record<string, unknown>> {
   const config = await readJsonFile('--config', path)
   if (typeof config !== 'object' || config === null || Array.isArray(config)) {
     throw new UsageError(`--config ${path} must hold a JSON object of options`)
@@ -516,6 +528,11 @@ export async function main({
   stderr = process.stderr,
   env = process.env,
 }: MainOptions = {}): Promise<MainResult> {
+  if (args[0] === 'verify' || args[0] === 'record') {
+    // @note Loaded only for these commands: serving stays as it was.
+    const { runCommand } = await import('./verify/cli.ts')
+    return runCommand(args[0], args.slice(1), { stdout, stderr, env })
+  }
   const color =
     Boolean(stdout.isTTY) &&
     env.NO_COLOR === undefined &&

@@ -1,6 +1,7 @@
 import {
   authenticate,
   readBearer,
+  REALM,
   requireScope,
   type BearerResult,
   type Principal,
@@ -444,15 +445,27 @@ function takeScenario(
   return effect
 }
 
+/**
+ * A scenario's answer: the status asked for, with the headers a real answer
+ * of that status carries, so that clients exercise the same code path.
+ */
 function simulatedFailure(status: number): SandboxError {
   return new SandboxError(
     'simulated_failure',
     `A scenario asked for this call to fail with ${status}.`,
-    {
-      status,
-      headers: status === 503 || status === 429 ? { 'retry-after': '1' } : {},
-    },
+    { status, headers: SIMULATED_HEADERS[status] ?? {} },
   )
+}
+
+const SIMULATED_HEADERS: Record<number, Record<string, string>> = {
+  401: {
+    'www-authenticate': `Bearer realm="${REALM}", error="invalid_token", error_description="Simulated by a sandbox scenario"`,
+  },
+  403: {
+    'www-authenticate': `Bearer realm="${REALM}", error="insufficient_scope", error_description="Simulated by a sandbox scenario"`,
+  },
+  429: { 'retry-after': '1' },
+  503: { 'retry-after': '1' },
 }
 
 function applyRateLimit(

@@ -1,0 +1,243 @@
+import { DEMO_KEY_ONE } from '../../fixtures/demo-keys.ts'
+import { LEDGER } from '../assumptions.ts'
+import { resolveOptions } from '../options.ts'
+import { createSandboxCore } from '../sandbox-core.ts'
+import { sandboxOptionsOf } from './config.ts'
+import {
+  NOT_PROBED,
+  PROBES,
+  SAME_AS,
+  type Expectations,
+  type ProbeContext,
+  type RowResult,
+} from './probes.ts'
+import {
+  createProber,
+  ProbeStopped,
+  type PlannedRequest,
+  type ProberOptions,
+} from './transport.ts'
+
+/** Options of `runVerify()`. */
+export interface VerifyOptions extends Omit<ProberOptions, 'onRequest'> {
+  /**
+   * The sandbox options to hold the service against (what `--config` holds);
+   * unset, the defaults.
+   */
+  config?: Record<string, unknown>
+  /** Answers every probe from a sandbox with `config` instead of the service, to list the requests. */
+  dryRun?: boolean
+  /** Called after each request with the count so far and the most the run may send. */
+  onProgress?: (sent: number, max: number, purpose: string) => void
+}
+
+/** What `runVerify()` found. */
+export interface VerifyReport {
+  target: string
+  /** Every ledger row, in the ledger's order. */
+  rows: RowResult[]
+  summary: { matches: number; differs: number; unknown: number }
+  /** Rows that a probe group checks, and the rows with an observable effect. */
+  coverage: { probed: number; observable: number }
+  requests: number
+  creates: number
+  /** The tag in the name (or email) of every record the run created. */
+  tag: string
+  /** Set when Ctrl-C (or the signal) stopped the run: the report is partial. */
+  stopped?: string
+  /** Set when the service failed probes: timed out, reset, 5xx or not JSON. */
+  failed?: string
+  /** The options that make the sandbox behave as observed (`--write-config`). */
+  config: Record<string, unknown>
+  /** Every request sent, secrets masked (what `--dry-run` lists). */
+  log: PlannedRequest[]
+}
+
+/** Groups failing in a row before the rest are given up: a dead target is not hammered. */
+const FAILURES_BEFORE_GIVING_UP = 3
+
+/**
+ * What a sandbox configured with `config` does, for each option a probe checks.
+ *
+ * @example
+ * toExpectations({ uniqueEmail: true }).uniqueEmail // true
+ */
+export function toExpectations(config: Record<string, unknown>): Expectations {
+  const o = resolveOptions(sandboxOptionsOf(config))
+  return {
+    requiredFields: o.requiredFields,
+    nameLength: o.nameLength,
+    emailMaxLength: o.emailMaxLength,
+    uniqueEmail: o.uniqueEmail,
+    unknownFields: o.unknownFields,
+    scopes: o.scopes,
+    expiresIn: o.expiresIn,
+    v1AcceptsTokens: o.v1AcceptsTokens,
+    tokenIssuers: o.tokenIssuers,
+    rateLimit: o.rateLimit,
+    maxBodyBytes: o.maxBodyBytes,
+    errorFormat:
+      o.errorFormat.name === 'problemJson' ? 'problemJson' : 'custom',
+    keepAliveTimeout:
+      typeof config.keepAliveTimeout === 'number'
+        ? config.keepAliveTimeout
+        : 5000,
+    maxHeadersCount:
+      typeof config.maxHeadersCount === 'number' ? config.maxHeadersCount : 100,
+  }
+}
+
+/**
+ * Holds the sandbox's assumptions against a live implementation of the two
+ * operations: one probe group per ledger row with an observable effect, within
+ * a request budget, and returns each row's verdict and the options that make
+ * the sandbox behave as observed.
+ *
+ * @example
+ * const report = await runVerify({ target: 'https://staging.acme.test', key: process.env.KEY! })
+ * report.rows.filter((row) => row.verdict === 'differs')
+ */
+export async function runVerify(options: VerifyOptions): Promise<VerifyReport> {
+  const config = options.config ?? {}
+  const expect = toExpectations(config)
+  const maxRequests = options.maxRequests ?? 200
+  let send = options.send
+  const key = options.key
+  if (options.dryRun) {
+    // @note The battery runs against a sandbox as configured, so the list shows
+    // what the service gets when it behaves as expected.
+    const { sandbox } = createSandboxCore({
+      ...sandboxOptionsOf(config),
+      customersPerAccount: 0,
+    })
+    await sandbox.ready
+    send = async (request) => {
+      const headers = new Headers(request.headers)
+      const auth = headers.get('authorization')
+      if (auth) headers.set('authorization', auth.replace(key, DEMO_KEY_ONE))
+      return (await sandbox.handle(
+        new Request(
+          new URL(new URL(request.url).pathname, 'http://sandbox.test'),
+          { method: 'POST', headers, body: await request.text() },
+        ),
+      ))!
+    }
+  }
+  const prober = createProber({
+    ...options,
+    key,
+    ...(send && { send }),
+    onRequest: (sent, request) =>
+      options.onProgress?.(sent, maxRequests, request.purpose),
+  })
+  const ctx: ProbeContext = {
+    prober,
+    key,
+    expect,
+    answers: [],
+    found: {},
+    counter: 0,
+  }
+  const results = new Map<string, RowResult>()
+  let stopped: string | undefined
+  let failed: string | undefined
+  let failuresInRow = 0
+  for (const group of PROBES) {
+    const expected =
+      LEDGER.find((row) => row.id === group.id)?.default ?? group.id
+    if (stopped) {
+      results.set(group.id, {
+        id: group.id,
+        verdict: 'unknown',
+        expected,
+        observed: stopped,
+      })
+      continue
+    }
+    if (failuresInRow >= FAILURES_BEFORE_GIVING_UP && !group.passive) {
+      results.set(group.id, {
+        id: group.id,
+        verdict: 'unknown',
+        expected,
+        observed: `not probed: the service failed ${FAILURES_BEFORE_GIVING_UP} probe groups in a row (${failed})`,
+      })
+      continue
+    }
+    try {
+      results.set(group.id, { id: group.id, ...(await group.run(ctx)) })
+      failuresInRow = 0
+    } catch (error) {
+      let observed: string
+      if (error instanceof ProbeStopped) {
+        observed = error.message
+        if (error.kind === 'aborted') stopped = 'stopped (interrupted)'
+        if (error.kind === 'network') {
+          failed = error.message
+          failuresInRow++
+        }
+      } else {
+        // A bug in a probe is reported on its row, never as a stack trace.
+        observed = `internal error in this probe: ${(error as Error).message}`
+      }
+      results.set(group.id, {
+        id: group.id,
+        verdict: 'unknown',
+        expected,
+        observed,
+      })
+    }
+  }
+
+  const rows: RowResult[] = LEDGER.map((item) => {
+    const probed = results.get(item.id)
+    if (probed) return { ...probed, observed: prober.redact(probed.observed) }
+    const same = SAME_AS[item.id]
+    if (same && results.has(same)) {
+      const other = results.get(same)!
+      return {
+        id: item.id,
+        verdict: other.verdict,
+        expected: other.expected,
+        observed: `as ${same}: ${prober.redact(other.observed)}`,
+      }
+    }
+    return {
+      id: item.id,
+      verdict: 'unknown',
+      expected: item.default,
+      observed:
+        NOT_PROBED[item.id] ?? 'not probed: verify has no probe for this row',
+    }
+  })
+  const written: Record<string, unknown> = { ...config }
+  for (const row of rows)
+    if (row.verdict !== 'unknown' && row.config)
+      Object.assign(written, row.config)
+  const count = (verdict: string) =>
+    rows.filter((row) => row.verdict === verdict).length
+  const notObservable = Object.entries(NOT_PROBED).filter(([, why]) =>
+    /^(no observable effect|not applicable)/.test(why),
+  ).length
+  return {
+    target: options.dryRun ? `${options.target} (dry run)` : options.target,
+    rows,
+    summary: {
+      matches: count('matches'),
+      differs: count('differs'),
+      unknown: count('unknown'),
+    },
+    coverage: {
+      probed: PROBES.length + Object.keys(SAME_AS).length,
+      observable: LEDGER.length - notObservable,
+    },
+    requests: prober.requests,
+    creates: prober.creates,
+    tag: prober.tag,
+    ...(stopped && { stopped }),
+    ...(failed && { failed }),
+    config: written,
+    log: prober.log,
+  }
+}
+
+export type { RowResult, Verdict, Expectations } from './probes.ts'
