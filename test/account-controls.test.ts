@@ -1,6 +1,10 @@
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { DEMO_KEY_ONE } from '../fixtures/demo-keys.ts'
 import { createSandbox } from '../src/index.ts'
+import { createSandboxServer } from '../src/node.ts'
 import { send, targets, type Client } from './_targets.ts'
 
 const customer = { name: 'Ada', email: 'ada@example.com' }
@@ -182,6 +186,35 @@ describe('account controls: JavaScript API', () => {
     expect(other.account(one.accountId).clock.now().toISOString()).toBe(
       '2040-05-05T00:00:00.000Z',
     )
+  })
+
+  it("keeps an account's clock set over HTTP in the data file across a restart", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sandbox-account-clock-'))
+    const dataFile = join(dir, 'sandbox.jsonl')
+    try {
+      const first = await createSandboxServer({ port: 0, dataFile })
+      const moved = await fetch(`${first.url}/__sandbox/account/clock`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${DEMO_KEY_ONE}` },
+        body: JSON.stringify({ now: '2035-03-03T00:00:00Z' }),
+      })
+      expect(moved.status).toBe(200)
+      await first.close()
+      const second = await createSandboxServer({ port: 0, dataFile })
+      try {
+        const clock = await fetch(`${second.url}/__sandbox/account/clock`, {
+          headers: { authorization: `Bearer ${DEMO_KEY_ONE}` },
+        })
+        expect(await clock.json()).toMatchObject({
+          now: '2035-03-03T00:00:00.000Z',
+          own: true,
+        })
+      } finally {
+        await second.close()
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true })
+    }
   })
 
   it('bounds the account queues by limits.scenarios in all, and refuses an unknown account', async () => {
