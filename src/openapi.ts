@@ -50,6 +50,12 @@ const SurfaceSchemas = {
     }),
   }),
   Clock: z.object({ now: z.iso.datetime(), frozen: z.boolean() }),
+  AccountClock: z.object({
+    account_id: z.string(),
+    now: z.iso.datetime(),
+    frozen: z.boolean(),
+    own: z.boolean(),
+  }),
   Reset: z.object({
     status: z.literal('reset'),
     seed: z.int(),
@@ -316,6 +322,20 @@ const SURFACE_DESCRIPTIONS = {
     'The whole session (options, data, clock, journal, id positions) to replay it with `createSandbox({ from })` or `--from`.',
   'Read the assumption ledger':
     'Every "not shown" item of the interface with the default the sandbox assumes, its option and its current value.',
+  'Read the account clock':
+    "The clock of the account whose API key is the Bearer credential: its own (`own: true`) once set or advanced, the sandbox clock otherwise. It drives that account's `created_at`, token expiry and journal times; idempotency and rate-limit windows stay on the sandbox clock.",
+  'Set or advance the account clock':
+    'Gives the account a clock of its own, starting from the sandbox time, and moves it; other accounts and the sandbox clock stay where they are (like a Stripe test clock).',
+  'Drop the account clock': 'The account follows the sandbox clock again.',
+  'List the account scenarios':
+    "The scenarios queued for the account's own calls.",
+  'Queue an account scenario':
+    "Fails or delays the account's next matching calls; only requests authenticated as the account consume it, before the sandbox-wide queue. `limits.scenarios` bounds each account's queue and all of them together.",
+  'Clear the account scenarios': "Empties the account's queue.",
+  'Read the account journal':
+    "The journal's entries of requests authenticated as the account, newest first (a view of the journal, so `journalLimit` bounds it).",
+  'Clear the account journal':
+    "Hides the account's entries so far from this view; the sandbox journal keeps them.",
   'Read this document':
     'This OpenAPI 3.1 document, generated from the schemas the handlers validate with and the options in force. Needs no credential.',
 } as const
@@ -454,6 +474,44 @@ export function createOpenApiDocument(
     }
   }
   const noContent = { '204': { description: 'Done.', headers: common() } }
+  // The account-scoped controls: the Bearer credential is one of the
+  // account's API keys, never the admin token.
+  const accountSurface = (
+    summary: keyof typeof SURFACE_DESCRIPTIONS,
+    responses: JsonObject,
+    { body, extra }: { body?: JsonObject; extra?: JsonObject } = {},
+  ) => {
+    const operation = surface(summary, responses, body)
+    return {
+      ...operation,
+      security: [{ bearerAuth: [] }],
+      responses: {
+        ...operation.responses,
+        '401': problemResponse(
+          ['missing_credentials', 'invalid_credentials'],
+          ['WWWAuthenticate'],
+        ),
+        '403': problemResponse(
+          ['insufficient_scope', 'forbidden_origin'],
+          ['WWWAuthenticate'],
+        ),
+        ...extra,
+      },
+    }
+  }
+  const scenarioList = okJson('Queued scenarios.', {
+    type: 'object',
+    properties: { scenarios: { type: 'array', items: ref('SandboxScenario') } },
+    required: ['scenarios'],
+  })
+  const journalList = (description: string) =>
+    okJson(description, {
+      type: 'object',
+      properties: {
+        requests: { type: 'array', items: ref('SandboxJournalEntry') },
+      },
+      required: ['requests'],
+    })
 
   return describeErrorFormat(options.errorFormat, {
     openapi: '3.1.0',
@@ -771,6 +829,55 @@ export function createOpenApiDocument(
             required: ['assumptions'],
           }),
         ),
+      },
+      '/__sandbox/account/clock': {
+        get: accountSurface(
+          'Read the account clock',
+          okJson("The account's time.", ref('SandboxAccountClock')),
+        ),
+        post: accountSurface(
+          'Set or advance the account clock',
+          okJson("The account's new time.", ref('SandboxAccountClock')),
+          {
+            body: jsonSchema(ClockBodySchema, 'input'),
+            extra: {
+              '422': problemResponse(['validation_failed', 'out_of_range']),
+            },
+          },
+        ),
+        delete: accountSurface(
+          'Drop the account clock',
+          okJson("The account's time.", ref('SandboxAccountClock')),
+        ),
+      },
+      '/__sandbox/account/scenarios': {
+        get: accountSurface('List the account scenarios', scenarioList),
+        post: accountSurface(
+          'Queue an account scenario',
+          okJson('The queued scenario.', ref('SandboxScenario'), 201),
+          {
+            body: jsonSchema(ScenarioBodySchema, 'input'),
+            extra: LIMIT_REACHED,
+          },
+        ),
+        delete: accountSurface('Clear the account scenarios', noContent),
+      },
+      '/__sandbox/account/requests': {
+        get: {
+          ...accountSurface(
+            'Read the account journal',
+            journalList("The account's requests, newest first."),
+          ),
+          parameters: [
+            {
+              name: 'limit',
+              in: 'query',
+              required: false,
+              schema: { type: 'integer', minimum: 0 },
+            },
+          ],
+        },
+        delete: accountSurface('Clear the account journal', noContent),
       },
       '/openapi.json': {
         get: {

@@ -273,6 +273,12 @@ export const SandboxDataSchema = z.object({
   version: z.literal(SANDBOX_DATA_VERSION),
   seed: z.int(),
   clock: z.object({ now: isoDate, frozen: z.boolean() }),
+  /** Accounts with a clock of their own; absent when none has one. */
+  account_clocks: z
+    .array(
+      z.object({ account_id: z.string(), now: isoDate, frozen: z.boolean() }),
+    )
+    .optional(),
   accounts: z.array(AccountRecordSchema),
   api_keys: z.array(ApiKeyRecordSchema),
   customers: z.array(CustomerRecordSchema),
