@@ -64,6 +64,34 @@ it('clicks through both operations against the server, with the assumptions', as
   await screenshot(page, 'playground')
 })
 
+it('leaves what did not change in place, so a selection or an open list survives the polling', async () => {
+  const page = await bench.open('', (p) => p.clock.install())
+  await page.clock.pauseAt(Date.now() + 60_000)
+  const mark = () =>
+    page.evaluate(() => {
+      for (const css of [
+        '#customers tbody tr',
+        '#accounts tbody tr',
+        '#journal tbody tr',
+        '#customer-credential option',
+      ])
+        (document.querySelector(css) as HTMLElement).dataset.kept = 'yes'
+    })
+  const kept = () =>
+    page.evaluate(() => document.querySelectorAll('[data-kept]').length)
+  await mark()
+  await page.clock.runFor(3000)
+  await page.waitForTimeout(300)
+  expect(await kept()).toBe(4)
+  // A change is shown: the rows it touches are new.
+  expect((await bench.curlCustomer('Polled In')).status).toBe(201)
+  await page.clock.runFor(1000)
+  await eventually(() => customerRows(page).first().textContent()).toContain(
+    'Polled In',
+  )
+  expect(await kept()).toBe(1)
+})
+
 it('runs in the page and says why where no sandbox server answers', async () => {
   // A static host: the health check is a 404 page.
   const page = await bench.open('', (p) =>

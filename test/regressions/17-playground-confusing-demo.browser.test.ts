@@ -42,9 +42,13 @@ it('tells the five persona keys apart in the accounts and the journal', async ()
   ).toEqual([DEMO_KEY_ONE, `${REVOKED_KEY} revoked key`])
   // Account names never wrap: one line box each, in both tables.
   const lines = (selector: string) =>
-    page
-      .locator(selector)
-      .evaluateAll((nodes) => nodes.map((node) => node.getClientRects().length))
+    page.evaluate(
+      (css) =>
+        [...document.querySelectorAll(css)].map(
+          (node) => node.getClientRects().length,
+        ),
+      selector,
+    )
   expect(await lines('#accounts tbody .nowrap')).toEqual([1, 1, 1])
   expect(await lines('#customers tbody .nowrap')).toEqual(Array(10).fill(1))
 
