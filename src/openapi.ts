@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { createFaker, seedCustomers } from '../fixtures/seed.ts'
 import { LEDGER } from './assumptions.ts'
+import { MAX_DELAY_MS } from './defaults.ts'
 import {
   ERROR_REGISTRY,
   MAX_FIELD_ERRORS,
@@ -419,7 +420,9 @@ export function createOpenApiDocument(
     in: 'header',
     required: false,
     description:
-      'Sandbox only: `status=<400-599>`, `delay_ms=<0-60000>` or `network_error`, joined with `;`, for this request alone, once the credential is accepted. `status=N` answers N with `code: simulated_failure` (listed under each status of this operation, `default` for the others); a simulated 401 or 403 carries `WWW-Authenticate` as a real one does, a 429 or 503 `Retry-After`.',
+      'Sandbox only: `status=<400-599>`, `delay_ms=<0-' +
+      MAX_DELAY_MS +
+      '>` or `network_error`, joined with `;`, for this request alone, once the credential is accepted. `status=N` answers N with `code: simulated_failure` (listed under each status of this operation, `default` for the others); a simulated 401 or 403 carries `WWW-Authenticate` as a real one does, a 429 or 503 `Retry-After`.',
     schema: { type: 'string' },
   }
   const common = (names: (keyof typeof HEADERS)[] = []) => headerRefs(names)
