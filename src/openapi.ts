@@ -426,6 +426,28 @@ export function createOpenApiDocument(
     schema: { type: 'string' },
   }
   const common = (names: (keyof typeof HEADERS)[] = []) => headerRefs(names)
+  // @note The rules that span fields, stated so that the document refuses
+  // what the server refuses: a scenario must do something, and a latency
+  // range must not run backwards (JSON Schema cannot compare two fields, so
+  // that one is said in words).
+  const scenarioBody = {
+    ...jsonSchema(ScenarioBodySchema, 'input'),
+    description:
+      'At least one effect: a `status`, a `delay_ms` or `network_error: true`.',
+    anyOf: [
+      { required: ['status'] },
+      { required: ['delay_ms'] },
+      {
+        required: ['network_error'],
+        properties: { network_error: { const: true } },
+      },
+    ],
+  }
+  const latencyBody = {
+    ...jsonSchema(LatencyBodySchema, 'input'),
+    description:
+      '`min_ms` must not exceed `max_ms`; a range that runs backwards is `422 validation_failed`.',
+  }
 
   const surface = (
     summary: keyof typeof SURFACE_DESCRIPTIONS,
@@ -740,7 +762,7 @@ export function createOpenApiDocument(
           surface(
             'Queue a scenario',
             okJson('The queued scenario.', ref('SandboxScenario'), 201),
-            jsonSchema(ScenarioBodySchema, 'input'),
+            scenarioBody,
           ),
           LIMIT_REACHED,
         ),
@@ -793,7 +815,7 @@ export function createOpenApiDocument(
         post: surface(
           'Set the global latency',
           okJson('The new latency range.', ref('SandboxLatency')),
-          jsonSchema(LatencyBodySchema, 'input'),
+          latencyBody,
         ),
         delete: surface(
           'Remove the global latency',
@@ -859,7 +881,7 @@ export function createOpenApiDocument(
           'Queue an account scenario',
           okJson('The queued scenario.', ref('SandboxScenario'), 201),
           {
-            body: jsonSchema(ScenarioBodySchema, 'input'),
+            body: scenarioBody,
             extra: LIMIT_REACHED,
           },
         ),
