@@ -92,7 +92,7 @@ export const LEDGER: readonly LedgerItem[] = [
     interface:
       'Request header: Authorization: Bearer <API_KEY> (no Content-Type listed for token creation).',
     default:
-      'A JSON body is read with no Content-Type, `application/json` or `text/plain`; any other type is `415`. `POST /v1/customers` requires `application/json`.',
+      'A JSON body is read with no Content-Type, `application/json` or `text/plain` (what `fetch` sends for a string body); any other type is `415`. The OpenAPI document declares only `application/json`, what a client should send: the other two are a leniency of the server. `POST /v1/customers` requires `application/json`.',
     option: null,
   },
   {

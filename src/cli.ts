@@ -708,7 +708,7 @@ function banner(
       'Playground',
       server.playgroundUrl === null
         ? 'not built (npm run build:playground)'
-        : `${paint('bold', server.playgroundUrl)} (runs in your browser, through MSW's service worker)`,
+        : `${paint('bold', server.playgroundUrl)} (shows and drives this server; ?mode=page runs it in the browser alone)`,
     ],
     ['Demo key', paint('bold', DEMO_KEY_ONE)],
     [

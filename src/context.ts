@@ -1,3 +1,4 @@
+import type { AccountControlsRegistry } from './account-controls.ts'
 import type { SandboxClock } from './clock.ts'
 import type { CreatedRecord, Database } from './db.ts'
 import type { IdempotencyStore } from './idempotency.ts'
@@ -42,6 +43,8 @@ export interface SandboxContext {
     take(operation: Operation): ScenarioEffect | undefined
   }
   readonly journal: Journal & { record(entry: JournalEntry): void }
+  /** Per-account clocks, scenario queues and journal views. */
+  readonly accounts: AccountControlsRegistry
   db: Database
   nextId: IdGenerator
   /** Draws latencies; seeded in deterministic mode. */

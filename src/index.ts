@@ -42,6 +42,11 @@ export type {
 } from './errors.ts'
 export type { Assumption } from './assumptions.ts'
 export type { SandboxClock, ClockAfterSet } from './clock.ts'
+export type {
+  AccountClock,
+  AccountControls,
+  AccountScenarios,
+} from './account-controls.ts'
 export type { Journal, JournalEntry, Operation } from './journal.ts'
 export type {
   Scenario,

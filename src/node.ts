@@ -815,10 +815,3 @@ function notFound(sandbox: SandboxCore, request: Request): Response {
 
 export { DataFileError, readDataFile }
 export type { FlushInfo }
-
-export { setupSandboxServer } from './setup-server.ts'
-export type {
-  SandboxMswServer,
-  SetupSandboxServerOptions,
-  UnhandledStrategy,
-} from './setup-server.ts'

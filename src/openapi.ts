@@ -50,6 +50,12 @@ const SurfaceSchemas = {
     }),
   }),
   Clock: z.object({ now: z.iso.datetime(), frozen: z.boolean() }),
+  AccountClock: z.object({
+    account_id: z.string(),
+    now: z.iso.datetime(),
+    frozen: z.boolean(),
+    own: z.boolean(),
+  }),
   Reset: z.object({
     status: z.literal('reset'),
     seed: z.int(),
@@ -93,7 +99,10 @@ const SurfaceSchemas = {
   }),
   Latency: z.object({ min_ms: z.int(), max_ms: z.int() }),
   Restored: z.object({ restored: z.string(), now: z.iso.datetime() }),
-  Session: SandboxSessionSchema,
+  // A masked export says so; a full one (`?secrets=include`) has no marker.
+  Session: SandboxSessionSchema.extend({
+    secrets: z.literal('masked').optional(),
+  }),
   State: z.object({
     now: z.iso.datetime(),
     seed: z.int(),
@@ -218,16 +227,43 @@ const problemResponse = (
   },
 })
 
-const AUTH_ERRORS = {
-  '401': problemResponse(
-    ['missing_credentials', 'invalid_credentials', 'token_expired'],
-    ['WWWAuthenticate'],
-  ),
-  '403': problemResponse(['insufficient_scope'], ['WWWAuthenticate']),
+/** The codes and headers of one error status of an operation. */
+type ErrorSpec = [codes: ErrorCode[], headers?: (keyof typeof HEADERS)[]]
+
+/**
+ * The error answers of an API operation. A scenario keeps the status it asks
+ * for and says `simulated_failure`, so every declared status lists that code
+ * too (what a generated client or a validating proxy then expects), and any
+ * other status falls to `default`.
+ */
+const operationErrors = (extra: Record<string, ErrorSpec>) => {
+  const errors: Record<string, ErrorSpec> = {
+    '400': [['invalid_json']],
+    '401': [
+      ['missing_credentials', 'invalid_credentials', 'token_expired'],
+      ['WWWAuthenticate'],
+    ],
+    '403': [['insufficient_scope'], ['WWWAuthenticate']],
+    '413': [['payload_too_large']],
+    '415': [['unsupported_media_type']],
+    '429': [['rate_limited'], ['RetryAfter', 'RateLimit', 'RateLimitPolicy']],
+    ...extra,
+    // @note A scenario's 503 shares the status with a failed write.
+    '503': [['storage_unavailable'], ['RetryAfter']],
+  }
+  return {
+    ...Object.fromEntries(
+      Object.entries(errors).map(([status, [codes, headers]]) => [
+        status,
+        problemResponse([...codes, 'simulated_failure'], headers),
+      ]),
+    ),
+    default: SIMULATED,
+  }
 }
 
 const SIMULATED = {
-  description: `\`simulated_failure\` (any status a scenario asks for, 500 and 503 typically; 503 carries Retry-After): ${ERROR_REGISTRY.simulated_failure.when}`,
+  description: `\`simulated_failure\` with a status this operation has no other use for (500 typically): ${ERROR_REGISTRY.simulated_failure.when}`,
   headers: {
     'X-Request-Id': { $ref: '#/components/headers/XRequestId' },
     'Retry-After': { $ref: '#/components/headers/RetryAfter' },
@@ -246,6 +282,63 @@ const okJson = (description: string, schema: JsonObject, status = 200) => ({
     content: { 'application/json': { schema } },
   },
 })
+
+/**
+ * What each call of the sandbox's own surface does, by its summary: the
+ * `description` of its operation.
+ */
+const SURFACE_DESCRIPTIONS = {
+  'Health check':
+    'Answers 200 while the sandbox serves and stores; 503 `degraded` after a failed write of the data file. Needs no credential.',
+  'Inspect state':
+    'Every account with its masked keys, every customer and every token (masked secrets), and the sandbox time.',
+  'Reset to the seed':
+    'Puts the data back to the fixtures and the seeded customers (of `seed` when given), and clears the clock, the journal and the scenarios.',
+  'Mint an API key':
+    'Creates an account and its `sk_test_` key; the key is shown in this answer only.',
+  'Read the journal':
+    'The requests the API operations answered, newest first, with masked credentials; `limit` keeps the newest N.',
+  'Clear the journal': 'Empties the request journal.',
+  'Read the clock':
+    'The sandbox time that drives `created_at`, expiry and idempotency windows, and whether it is frozen.',
+  'Set or advance the clock':
+    'Moves the sandbox clock by `advance_seconds` or to `now`; by default it stays there until moved again (`clockAfterSet: "running"` lets it run on). A move that would leave the years 0000 to 9999 is `422 out_of_range`.',
+  'List scenarios': 'The queued scenarios, oldest first.',
+  'Queue a scenario':
+    'Makes the next `times` calls of `operation` fail with `status` (code `simulated_failure`), wait `delay_ms` or drop the connection.',
+  'Clear scenarios':
+    'Empties the scenario queue and puts the global latency back to its option.',
+  'List snapshots': 'The snapshots taken, oldest first.',
+  'Take a snapshot':
+    'Saves the data and the clock under `name`, to restore them later; the same name replaces the earlier snapshot.',
+  'Restore a snapshot':
+    'Puts back the data and the clock of the snapshot `name`; the journal and the scenarios stay as they are.',
+  'Read the global latency':
+    'The range of milliseconds every API call waits before it is answered.',
+  'Set the global latency':
+    'Makes every API call wait a uniformly drawn time from `min_ms` to `max_ms`.',
+  'Remove the global latency': 'API calls no longer wait: 0–0.',
+  'Export the session':
+    'The whole session (options, data, clock, journal, id positions) to replay it with `createSandbox({ from })` or `--from`.',
+  'Read the assumption ledger':
+    'Every "not shown" item of the interface with the default the sandbox assumes, its option and its current value.',
+  'Read the account clock':
+    "The clock of the account whose API key is the Bearer credential: its own (`own: true`) once set or advanced, the sandbox clock otherwise. It drives that account's `created_at`, token expiry and journal times; idempotency and rate-limit windows stay on the sandbox clock.",
+  'Set or advance the account clock':
+    'Gives the account a clock of its own, starting from the sandbox time, and moves it; other accounts and the sandbox clock stay where they are (like a Stripe test clock).',
+  'Drop the account clock': 'The account follows the sandbox clock again.',
+  'List the account scenarios':
+    "The scenarios queued for the account's own calls.",
+  'Queue an account scenario':
+    "Fails or delays the account's next matching calls; only requests authenticated as the account consume it, before the sandbox-wide queue. `limits.scenarios` bounds each account's queue and all of them together.",
+  'Clear the account scenarios': "Empties the account's queue.",
+  'Read the account journal':
+    "The journal's entries of requests authenticated as the account, newest first (a view of the journal, so `journalLimit` bounds it).",
+  'Clear the account journal':
+    "Hides the account's entries so far from this view; the sandbox journal keeps them.",
+  'Read this document':
+    'This OpenAPI 3.1 document, generated from the schemas the handlers validate with and the options in force. Needs no credential.',
+} as const
 
 const ref = (name: string): JsonObject => ({
   $ref: `#/components/schemas/${name}`,
@@ -287,6 +380,9 @@ export function createOpenApiDocument(
       'A practical email address (local@domain.tld), echoed exactly as sent.',
     'x-sandbox-assumption': 'customer.email-constraints',
   }
+  // @note The request bodies stay inline, not in components: openapi-typescript
+  // types a property with a `default` in a $ref'd schema as required, so the
+  // natural `{ scopes }` call would not compile.
   const tokenRequest = jsonSchema(
     createTokenBodySchema(options),
     'input',
@@ -323,35 +419,19 @@ export function createOpenApiDocument(
     in: 'header',
     required: false,
     description:
-      'Sandbox only: `status=<400-599>`, `delay_ms=<0-60000>` or `network_error`, joined with `;`, for this request alone.',
+      'Sandbox only: `status=<400-599>`, `delay_ms=<0-60000>` or `network_error`, joined with `;`, for this request alone, once the credential is accepted. `status=N` answers N with `code: simulated_failure` (listed under each status of this operation, `default` for the others); a simulated 401 or 403 carries `WWW-Authenticate` as a real one does, a 429 or 503 `Retry-After`.',
     schema: { type: 'string' },
   }
   const common = (names: (keyof typeof HEADERS)[] = []) => headerRefs(names)
-  const operationErrors = (extra: Record<string, unknown>) => ({
-    '400': problemResponse(['invalid_json']),
-    ...AUTH_ERRORS,
-    '413': problemResponse(['payload_too_large']),
-    '415': problemResponse(['unsupported_media_type']),
-    '429': problemResponse(
-      ['rate_limited'],
-      ['RetryAfter', 'RateLimit', 'RateLimitPolicy'],
-    ),
-    ...extra,
-    // @note A scenario's 503 shares the status with a failed write.
-    '503': problemResponse(
-      ['storage_unavailable', 'simulated_failure'],
-      ['RetryAfter'],
-    ),
-    default: SIMULATED,
-  })
 
   const surface = (
-    summary: string,
+    summary: keyof typeof SURFACE_DESCRIPTIONS,
     responses: JsonObject,
     body?: JsonObject,
   ) => ({
     tags: ['Sandbox'],
     summary,
+    description: SURFACE_DESCRIPTIONS[summary],
     operationId: `sandbox${summary.replace(/[^A-Za-z]+(.)?/g, (_, c: string | undefined) => (c ?? '').toUpperCase())}`,
     security: options.adminToken === undefined ? [] : [{ adminToken: [] }],
     ...(body && {
@@ -394,6 +474,44 @@ export function createOpenApiDocument(
     }
   }
   const noContent = { '204': { description: 'Done.', headers: common() } }
+  // The account-scoped controls: the Bearer credential is one of the
+  // account's API keys, never the admin token.
+  const accountSurface = (
+    summary: keyof typeof SURFACE_DESCRIPTIONS,
+    responses: JsonObject,
+    { body, extra }: { body?: JsonObject; extra?: JsonObject } = {},
+  ) => {
+    const operation = surface(summary, responses, body)
+    return {
+      ...operation,
+      security: [{ bearerAuth: [] }],
+      responses: {
+        ...operation.responses,
+        '401': problemResponse(
+          ['missing_credentials', 'invalid_credentials'],
+          ['WWWAuthenticate'],
+        ),
+        '403': problemResponse(
+          ['insufficient_scope', 'forbidden_origin'],
+          ['WWWAuthenticate'],
+        ),
+        ...extra,
+      },
+    }
+  }
+  const scenarioList = okJson('Queued scenarios.', {
+    type: 'object',
+    properties: { scenarios: { type: 'array', items: ref('SandboxScenario') } },
+    required: ['scenarios'],
+  })
+  const journalList = (description: string) =>
+    okJson(description, {
+      type: 'object',
+      properties: {
+        requests: { type: 'array', items: ref('SandboxJournalEntry') },
+      },
+      required: ['requests'],
+    })
 
   return describeErrorFormat(options.errorFormat, {
     openapi: '3.1.0',
@@ -403,6 +521,7 @@ export function createOpenApiDocument(
       summary: 'What the customer-token-sandbox answers, gap by gap.',
       description:
         'The two operations of the Customer and Token Service as the sandbox imitates them, with every assumption it makes where the interface says "not shown" (see `GET /__sandbox/assumptions` and the `x-sandbox-assumption` fields), and the sandbox\'s own calls under `/__sandbox/`.',
+      contact: { name: 'customer-token-sandbox maintainers' },
       license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: options.baseUrl
@@ -444,7 +563,7 @@ export function createOpenApiDocument(
             required: true,
             content: {
               'application/json': {
-                schema: ref('CreateCustomerRequest'),
+                schema: customerRequest,
                 example: { name: sample!.name, email: sample!.email },
               },
             },
@@ -460,14 +579,11 @@ export function createOpenApiDocument(
               content: { 'application/json': { schema: ref('Customer') } },
             },
             ...operationErrors({
-              '409': problemResponse(
+              '409': [
                 ['email_taken', 'idempotency_in_progress', 'limit_reached'],
                 ['RetryAfter'],
-              ),
-              '422': problemResponse([
-                'validation_failed',
-                'idempotency_key_reused',
-              ]),
+              ],
+              '422': [['validation_failed', 'idempotency_key_reused']],
             }),
           },
         },
@@ -483,16 +599,10 @@ export function createOpenApiDocument(
             required: true,
             content: {
               'application/json': {
-                schema: ref('CreateTokenRequest'),
+                schema: tokenRequest,
                 example: {
                   scopes: ['customers:read'],
                   expires_in: options.expiresIn.default,
-                },
-              },
-              'text/plain': {
-                schema: {
-                  type: 'string',
-                  description: 'The same JSON, as fetch sends a string body.',
                 },
               },
             },
@@ -515,14 +625,11 @@ export function createOpenApiDocument(
               content: { 'application/json': { schema: ref('Token') } },
             },
             ...operationErrors({
-              '409': problemResponse(
+              '409': [
                 ['idempotency_in_progress', 'limit_reached'],
                 ['RetryAfter'],
-              ),
-              '422': problemResponse([
-                'validation_failed',
-                'idempotency_key_reused',
-              ]),
+              ],
+              '422': [['validation_failed', 'idempotency_key_reused']],
             }),
           },
         },
@@ -723,6 +830,55 @@ export function createOpenApiDocument(
           }),
         ),
       },
+      '/__sandbox/account/clock': {
+        get: accountSurface(
+          'Read the account clock',
+          okJson("The account's time.", ref('SandboxAccountClock')),
+        ),
+        post: accountSurface(
+          'Set or advance the account clock',
+          okJson("The account's new time.", ref('SandboxAccountClock')),
+          {
+            body: jsonSchema(ClockBodySchema, 'input'),
+            extra: {
+              '422': problemResponse(['validation_failed', 'out_of_range']),
+            },
+          },
+        ),
+        delete: accountSurface(
+          'Drop the account clock',
+          okJson("The account's time.", ref('SandboxAccountClock')),
+        ),
+      },
+      '/__sandbox/account/scenarios': {
+        get: accountSurface('List the account scenarios', scenarioList),
+        post: accountSurface(
+          'Queue an account scenario',
+          okJson('The queued scenario.', ref('SandboxScenario'), 201),
+          {
+            body: jsonSchema(ScenarioBodySchema, 'input'),
+            extra: LIMIT_REACHED,
+          },
+        ),
+        delete: accountSurface('Clear the account scenarios', noContent),
+      },
+      '/__sandbox/account/requests': {
+        get: {
+          ...accountSurface(
+            'Read the account journal',
+            journalList("The account's requests, newest first."),
+          ),
+          parameters: [
+            {
+              name: 'limit',
+              in: 'query',
+              required: false,
+              schema: { type: 'integer', minimum: 0 },
+            },
+          ],
+        },
+        delete: accountSurface('Clear the account journal', noContent),
+      },
       '/openapi.json': {
         get: {
           ...surface(
@@ -750,7 +906,6 @@ export function createOpenApiDocument(
       },
       headers: HEADERS,
       schemas: {
-        CreateCustomerRequest: customerRequest,
         Customer: {
           ...jsonSchema(CustomerSchema),
           // A field that `requiredFields` makes optional is absent when not sent.
@@ -762,7 +917,6 @@ export function createOpenApiDocument(
           ],
           example: { id: sampleId, name: sample!.name, email: sample!.email },
         },
-        CreateTokenRequest: tokenRequest,
         Token: {
           ...jsonSchema(TokenSchema),
           example: {

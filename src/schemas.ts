@@ -137,6 +137,21 @@ export function textSchema(
 }
 
 /**
+ * The email addresses the sandbox accepts: zod's practical syntax (dot-atoms
+ * of letters, digits and `_'+-` before the `@`) with a stricter domain, whose
+ * labels are 1–63 letters, digits and inner hyphens and whose last label is
+ * 2–63 letters. It is the `pattern` of the OpenAPI document as well, and every
+ * address it matches is also a JSON Schema `format: email` (Ajv's, both
+ * modes), so the document and the server agree in both directions.
+ *
+ * @example
+ * EMAIL_PATTERN.test('ada@example.com') // true
+ * EMAIL_PATTERN.test('a@example-.com') // false: a label ends in "-"
+ */
+export const EMAIL_PATTERN: RegExp =
+  /^(?:[A-Za-z0-9_'+-]+\.)*[A-Za-z0-9_'+-]*[A-Za-z0-9_+-]@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}$/
+
+/**
  * Builds the request body schema of `POST /v1/customers` for one sandbox's settings.
  *
  * @example
@@ -144,7 +159,7 @@ export function textSchema(
  */
 export function createCustomerBodySchema(settings: RequestSchemaSettings) {
   const name = textSchema('name', settings.nameLength)
-  const email = z.email().max(settings.emailMaxLength)
+  const email = z.email({ pattern: EMAIL_PATTERN }).max(settings.emailMaxLength)
   const shape = {
     name: settings.requiredFields.includes('name') ? name : name.optional(),
     email: settings.requiredFields.includes('email') ? email : email.optional(),
@@ -258,6 +273,12 @@ export const SandboxDataSchema = z.object({
   version: z.literal(SANDBOX_DATA_VERSION),
   seed: z.int(),
   clock: z.object({ now: isoDate, frozen: z.boolean() }),
+  /** Accounts with a clock of their own; absent when none has one. */
+  account_clocks: z
+    .array(
+      z.object({ account_id: z.string(), now: isoDate, frozen: z.boolean() }),
+    )
+    .optional(),
   accounts: z.array(AccountRecordSchema),
   api_keys: z.array(ApiKeyRecordSchema),
   customers: z.array(CustomerRecordSchema),

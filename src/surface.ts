@@ -75,11 +75,13 @@ export async function runSurface(
   request: Request,
   url: URL,
   resolve: (call: SurfaceCall) => Response | Promise<Response>,
+  { adminGuard = true }: { adminGuard?: boolean } = {},
 ): Promise<Response> {
   const requestId = ctx.nextId('request')
   let response: Response
   try {
-    checkAdmin(ctx, request, url)
+    // The account-scoped calls are guarded by the account's API key instead.
+    if (adminGuard) checkAdmin(ctx, request, url)
     await ctx.ready
     response = await resolve({
       request,
@@ -114,7 +116,8 @@ export async function runSurface(
 }
 
 // The surface calls that change nothing a data file holds.
-const KEEPS_DATA = /\/__sandbox\/(?:scenarios|latency|requests|snapshots)$/
+const KEEPS_DATA =
+  /\/__sandbox\/(?:account\/)?(?:scenarios|latency|requests|snapshots)$/
 
 /**
  * A 404 for an unknown `/__sandbox/` path, or a 405 listing the methods a

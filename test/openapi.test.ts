@@ -83,7 +83,9 @@ for (const target of targets) {
     })
     expect(status).toBe(200)
     expect(body.openapi).toBe('3.1.0')
-    const tokenRequest = body.components.schemas.CreateTokenRequest
+    const tokenRequest =
+      body.paths['/v2/tokens'].post.requestBody.content['application/json']
+        .schema
     expect(tokenRequest.properties.scopes.items.enum).toContain('invoices:read')
     expect(tokenRequest.properties.expires_in.maximum).toBe(600)
     expect(Object.keys(body.paths)).toEqual(

@@ -170,7 +170,9 @@ it("names the playground's URL in the CLI banner", async () => {
   })
   try {
     expect(out).toMatch(
-      new RegExp(`Playground +${started!.url}/ \\(runs in your browser`),
+      new RegExp(
+        `Playground +${started!.url}/ \\(shows and drives this server; \\?mode=page runs it in the browser alone\\)`,
+      ),
     )
   } finally {
     await started?.close()
