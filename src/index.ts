@@ -1,5 +1,6 @@
 export { createSandbox } from './create-sandbox.ts'
 export { resolveOptions, DEFAULT_SCOPES } from './options.ts'
+export { DEFAULTS } from './defaults.ts'
 export {
   ERROR_REGISTRY,
   SandboxError,

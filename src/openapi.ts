@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { createFaker, seedCustomers } from '../fixtures/seed.ts'
 import { LEDGER } from './assumptions.ts'
+import { MAX_DELAY_MS } from './defaults.ts'
 import {
   ERROR_REGISTRY,
   MAX_FIELD_ERRORS,
@@ -419,10 +420,34 @@ export function createOpenApiDocument(
     in: 'header',
     required: false,
     description:
-      'Sandbox only: `status=<400-599>`, `delay_ms=<0-60000>` or `network_error`, joined with `;`, for this request alone, once the credential is accepted. `status=N` answers N with `code: simulated_failure` (listed under each status of this operation, `default` for the others); a simulated 401 or 403 carries `WWW-Authenticate` as a real one does, a 429 or 503 `Retry-After`.',
+      'Sandbox only: `status=<400-599>`, `delay_ms=<0-' +
+      MAX_DELAY_MS +
+      '>` or `network_error`, joined with `;`, for this request alone, once the credential is accepted. `status=N` answers N with `code: simulated_failure` (listed under each status of this operation, `default` for the others); a simulated 401 or 403 carries `WWW-Authenticate` as a real one does, a 429 or 503 `Retry-After`.',
     schema: { type: 'string' },
   }
   const common = (names: (keyof typeof HEADERS)[] = []) => headerRefs(names)
+  // @note The rules that span fields, stated so that the document refuses
+  // what the server refuses: a scenario must do something, and a latency
+  // range must not run backwards (JSON Schema cannot compare two fields, so
+  // that one is said in words).
+  const scenarioBody = {
+    ...jsonSchema(ScenarioBodySchema, 'input'),
+    description:
+      'At least one effect: a `status`, a `delay_ms` or `network_error: true`.',
+    anyOf: [
+      { required: ['status'] },
+      { required: ['delay_ms'] },
+      {
+        required: ['network_error'],
+        properties: { network_error: { const: true } },
+      },
+    ],
+  }
+  const latencyBody = {
+    ...jsonSchema(LatencyBodySchema, 'input'),
+    description:
+      '`min_ms` must not exceed `max_ms`; a range that runs backwards is `422 validation_failed`.',
+  }
 
   const surface = (
     summary: keyof typeof SURFACE_DESCRIPTIONS,
@@ -737,7 +762,7 @@ export function createOpenApiDocument(
           surface(
             'Queue a scenario',
             okJson('The queued scenario.', ref('SandboxScenario'), 201),
-            jsonSchema(ScenarioBodySchema, 'input'),
+            scenarioBody,
           ),
           LIMIT_REACHED,
         ),
@@ -790,7 +815,7 @@ export function createOpenApiDocument(
         post: surface(
           'Set the global latency',
           okJson('The new latency range.', ref('SandboxLatency')),
-          jsonSchema(LatencyBodySchema, 'input'),
+          latencyBody,
         ),
         delete: surface(
           'Remove the global latency',
@@ -856,7 +881,7 @@ export function createOpenApiDocument(
           'Queue an account scenario',
           okJson('The queued scenario.', ref('SandboxScenario'), 201),
           {
-            body: jsonSchema(ScenarioBodySchema, 'input'),
+            body: scenarioBody,
             extra: LIMIT_REACHED,
           },
         ),

@@ -1,3 +1,4 @@
+import { MAX_DELAY_MS } from './defaults.ts'
 import { z } from 'zod'
 import { PERSONAS } from './personas.ts'
 
@@ -245,8 +246,8 @@ export const ClockBodySchema = z.union([
 ])
 export const LatencyBodySchema = z
   .object({
-    min_ms: z.int().min(0).max(60_000),
-    max_ms: z.int().min(0).max(60_000),
+    min_ms: z.int().min(0).max(MAX_DELAY_MS),
+    max_ms: z.int().min(0).max(MAX_DELAY_MS),
   })
   .strict()
 export const SnapshotBodySchema = z
@@ -256,7 +257,7 @@ export const ScenarioBodySchema = z
   .object({
     operation: z.enum(['createCustomer', 'createToken', '*']),
     status: z.int().min(400).max(599).optional(),
-    delay_ms: z.int().min(0).max(60_000).optional(),
+    delay_ms: z.int().min(0).max(MAX_DELAY_MS).optional(),
     network_error: z.boolean().optional(),
     times: z.int().min(1).max(1000).optional(),
   })
