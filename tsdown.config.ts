@@ -4,14 +4,15 @@ export default defineConfig([
   {
     entry: {
       index: 'src/index.ts',
-      node: 'src/node.ts',
+      node: 'src/node-entry.ts',
       browser: 'src/browser.ts',
       vite: 'src/vite.ts',
+      playwright: 'src/playwright.ts',
     },
     format: 'esm',
     platform: 'neutral',
     dts: true,
-    deps: { neverBundle: ['msw', /^node:/] },
+    deps: { neverBundle: ['msw', '@playwright/test', /^node:/] },
     // Top-level files only: dist/playground is Vite's (npm run build:playground).
     clean: ['dist/*.*'],
   },

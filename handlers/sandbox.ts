@@ -16,7 +16,8 @@ import {
 } from '../src/schemas.ts'
 import packageJson from '../package.json' with { type: 'json' }
 import { createOpenApiDocument } from '../src/openapi.ts'
-import type { Scenario } from '../src/scenarios.ts'
+import type { SandboxClock } from '../src/clock.ts'
+import type { Scenario, Scenarios } from '../src/scenarios.ts'
 import { maskSession } from '../src/secrets.ts'
 import { runSurface, type SurfaceCall } from '../src/surface.ts'
 import { clip } from '../src/validation.ts'
@@ -81,7 +82,90 @@ function readClockBody(
     : { now: now as string }
 }
 
-const scenarioView = (s: Scenario) => ({
+/**
+ * Moves `clock` as a `POST …/clock` body asks; a move out of range is
+ * `422 out_of_range`.
+ *
+ * @example
+ * moveClock(sandbox.clock, { advance_seconds: 3600 })
+ */
+export function moveClock(
+  clock: SandboxClock,
+  raw: Record<string, unknown>,
+): void {
+  const body = readClockBody(raw)
+  try {
+    if ('advance_seconds' in body) clock.advance(body.advance_seconds * 1000)
+    else clock.set(body.now)
+  } catch (error) {
+    const message = (error as Error).message.replace(
+      /^Failed to move the sandbox clock: /,
+      'The clock cannot move there: ',
+    )
+    throw new SandboxError('out_of_range', message, {
+      errors: [
+        {
+          field: 'advance_seconds' in body ? 'advance_seconds' : 'now',
+          code: 'out_of_range',
+          message,
+        },
+      ],
+    })
+  }
+}
+
+/**
+ * Queues what a `POST …/scenarios` body asks on `queue`; a bad effect is a
+ * `422`, a full queue `409 limit_reached`.
+ *
+ * @example
+ * queueScenario(sandbox.scenarios, { operation: 'createToken', status: 503 })
+ */
+export function queueScenario(
+  queue: Pick<Scenarios, 'next'>,
+  body: z.infer<typeof ScenarioBodySchema>,
+): Scenario {
+  try {
+    return queue.next(body.operation, {
+      ...(body.status !== undefined && { status: body.status }),
+      ...(body.delay_ms !== undefined && { delayMs: body.delay_ms }),
+      ...(body.network_error && { networkError: true }),
+      ...(body.times !== undefined && { times: body.times }),
+    })
+  } catch (error) {
+    if (error instanceof LimitReachedError) throw error
+    throw validationError([
+      {
+        field: 'status',
+        code: 'invalid',
+        message: (error as Error).message,
+      },
+    ])
+  }
+}
+
+/**
+ * Reads the `?limit=N` of a journal read; anything but a whole number is a `422`.
+ *
+ * @example
+ * sandbox.journal.list(readLimit(new URL('http://x/__sandbox/requests?limit=5')))
+ */
+export function readLimit(url: URL): { limit?: number } {
+  const raw = url.searchParams.get('limit')
+  if (raw !== null && !/^\d{1,7}$/.test(raw)) {
+    throw validationError([
+      {
+        field: 'limit',
+        code: 'invalid_type',
+        message: 'limit must be a whole number of at least 0',
+      },
+    ])
+  }
+  return raw === null ? {} : { limit: Number(raw) }
+}
+
+/** A scenario as the surface answers it. */
+export const scenarioView = (s: Scenario) => ({
   id: s.id,
   operation: s.operation,
   status: s.status ?? null,
@@ -162,49 +246,16 @@ export function sandboxRoutes(
         account_id: created.accountId,
       })
     }),
-    route('GET', 'requests', (call) => {
-      const raw = call.url.searchParams.get('limit')
-      if (raw !== null && !/^\d{1,7}$/.test(raw)) {
-        throw validationError([
-          {
-            field: 'limit',
-            code: 'invalid_type',
-            message: 'limit must be a whole number of at least 0',
-          },
-        ])
-      }
-      return json(200, {
-        requests: sandbox.journal.list(
-          raw === null ? {} : { limit: Number(raw) },
-        ),
-      })
-    }),
+    route('GET', 'requests', (call) =>
+      json(200, { requests: sandbox.journal.list(readLimit(call.url)) }),
+    ),
     route('DELETE', 'requests', () => {
       sandbox.journal.clear()
       return new Response(null, { status: 204 })
     }),
     route('GET', 'clock', clockNow),
     route('POST', 'clock', async (call) => {
-      const body = readClockBody(await call.body(AnyObject))
-      try {
-        if ('advance_seconds' in body)
-          sandbox.clock.advance(body.advance_seconds * 1000)
-        else sandbox.clock.set(body.now)
-      } catch (error) {
-        const message = (error as Error).message.replace(
-          /^Failed to move the sandbox clock: /,
-          'The clock cannot move there: ',
-        )
-        throw new SandboxError('out_of_range', message, {
-          errors: [
-            {
-              field: 'advance_seconds' in body ? 'advance_seconds' : 'now',
-              code: 'out_of_range',
-              message,
-            },
-          ],
-        })
-      }
+      moveClock(sandbox.clock, await call.body(AnyObject))
       return clockNow()
     }),
     route('GET', 'scenarios', () =>
@@ -212,24 +263,7 @@ export function sandboxRoutes(
     ),
     route('POST', 'scenarios', async (call) => {
       const body = await call.body(ScenarioBodySchema)
-      try {
-        const scenario = sandbox.scenarios.next(body.operation, {
-          ...(body.status !== undefined && { status: body.status }),
-          ...(body.delay_ms !== undefined && { delayMs: body.delay_ms }),
-          ...(body.network_error && { networkError: true }),
-          ...(body.times !== undefined && { times: body.times }),
-        })
-        return json(201, scenarioView(scenario))
-      } catch (error) {
-        if (error instanceof LimitReachedError) throw error
-        throw validationError([
-          {
-            field: 'status',
-            code: 'invalid',
-            message: (error as Error).message,
-          },
-        ])
-      }
+      return json(201, scenarioView(queueScenario(sandbox.scenarios, body)))
     }),
     route('DELETE', 'scenarios', () => {
       sandbox.scenarios.clear()

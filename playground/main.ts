@@ -355,8 +355,28 @@ function renderClock(v: View): void {
     : '(following real time)'
 }
 
+const painted = new Map<string, string>()
+
+/**
+ * Whether a part of the page already shows what `key` describes; if not,
+ * notes it as shown. Rebuilding a table or a list under the pointer every
+ * half second would drop a selection and close an open drop-down.
+ */
+function unchanged(part: string, key: unknown): boolean {
+  const text = JSON.stringify(key)
+  if (painted.get(part) === text) return true
+  painted.set(part, text)
+  return false
+}
+
 function renderTokens(v: View): void {
   const now = Date.parse(v.clock.now)
+  const shown = v.state.tokens.map((t) => [
+    t.id,
+    relative(t.expires_at, now),
+    now >= Date.parse(t.expires_at),
+  ])
+  if (unchanged('tokens', shown)) return
   const body = $('#tokens tbody')
   body.replaceChildren(
     ...v.state.tokens.toReversed().map((token) => {
@@ -378,6 +398,8 @@ function renderTokens(v: View): void {
 }
 
 function renderScenarios(v: View): void {
+  const why = pendingReason(v)
+  if (unchanged('scenarios', [v.scenarios, why])) return
   const list = $('#scenarios')
   list.replaceChildren(
     ...v.scenarios.map((s) => {
@@ -394,7 +416,6 @@ function renderScenarios(v: View): void {
   )
   if (list.childElementCount === 0)
     list.append(element('li', 'None queued: calls answer normally.', 'hint'))
-  const why = pendingReason(v)
   const note = $('#scenario-why')
   note.hidden = why === undefined
   note.textContent = why ?? ''
@@ -425,6 +446,15 @@ function render(v: View): void {
   renderScenarios(v)
   const { state } = v
   const names = new Map(state.accounts.map((a) => [a.id, a.name]))
+  renderTables(v, names)
+  if (!unchanged('credentials', tokenCredentials())) {
+    fillCredentials(customerCredential)
+    fillCredentials(tokenCredential)
+  }
+}
+
+function renderTables(v: View, names: Map<string, string>): void {
+  const { state } = v
   const accountCell = (id: string | null): Node | string => {
     if (id === null) return ''
     const cell = element('span', names.get(id) ?? id, 'nowrap')
@@ -432,6 +462,33 @@ function render(v: View): void {
     return cell
   }
 
+  if (!unchanged('data', [state.accounts, state.customers]))
+    renderData(state, accountCell)
+  // Journal rows name accounts and the tokens this page minted.
+  if (unchanged('journal', [v.journal, [...names], secrets.size])) return
+  const body = $('#journal tbody')
+  body.replaceChildren(
+    ...v.journal.map((entry) =>
+      row([
+        entry.at.replace('T', ' ').slice(0, 19),
+        `${entry.method} ${entry.path}`,
+        element('span', statusLabel(entry.status), badgeClass(entry.status)),
+        entry.code === null ? '' : element('code', entry.code),
+        accountCell(entry.account_id),
+        journalCredential(entry),
+        entry.scenario ?? '',
+        element('code', entry.request_id),
+      ]),
+    ),
+  )
+  if (v.journal.length === 0)
+    body.append(row(['No requests yet.', '', '', '', '', '', '', '']))
+}
+
+function renderData(
+  state: SandboxState,
+  accountCell: (id: string | null) => Node | string,
+): void {
   $('#accounts tbody').replaceChildren(
     ...state.accounts.map((account) => {
       const name = element('span', undefined, 'account')
@@ -463,27 +520,6 @@ function render(v: View): void {
         ]),
       ),
   )
-
-  const body = $('#journal tbody')
-  body.replaceChildren(
-    ...v.journal.map((entry) =>
-      row([
-        entry.at.replace('T', ' ').slice(0, 19),
-        `${entry.method} ${entry.path}`,
-        element('span', statusLabel(entry.status), badgeClass(entry.status)),
-        entry.code === null ? '' : element('code', entry.code),
-        accountCell(entry.account_id),
-        journalCredential(entry),
-        entry.scenario ?? '',
-        element('code', entry.request_id),
-      ]),
-    ),
-  )
-  if (v.journal.length === 0)
-    body.append(row(['No requests yet.', '', '', '', '', '', '', '']))
-
-  fillCredentials(customerCredential)
-  fillCredentials(tokenCredential)
 }
 
 // ---------- keeping up with the sandbox ----------

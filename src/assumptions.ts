@@ -1,4 +1,8 @@
+import { DEFAULTS } from './defaults.ts'
 import type { ResolvedOptions } from './options.ts'
+
+const D = DEFAULTS
+const n = (value: number): string => value.toLocaleString('en-US')
 
 /** One "not shown" item of the interface and what the sandbox does about it. */
 export interface Assumption {
@@ -42,8 +46,7 @@ export const LEDGER: readonly LedgerItem[] = [
     id: 'customer.name-constraints',
     interface:
       'Constraints on these fields (required or optional, length, format, uniqueness): not shown.',
-    default:
-      '`name` is a string of 1–200 characters (code points) as sent, at least one of them visible (whitespace and zero-width characters do not count), echoed exactly as sent.',
+    default: `\`name\` is a string of ${D.nameLength.min}–${D.nameLength.max} characters (code points) as sent, at least one of them visible (whitespace and zero-width characters do not count), echoed exactly as sent.`,
     option: 'nameLength',
     value: (o) => o.nameLength,
   },
@@ -51,8 +54,7 @@ export const LEDGER: readonly LedgerItem[] = [
     id: 'customer.email-constraints',
     interface:
       'Constraints on these fields (required or optional, length, format, uniqueness): not shown.',
-    default:
-      '`email` is a practical address (local@domain.tld) of at most 254 characters, echoed exactly as sent (no trimming, no lower-casing).',
+    default: `\`email\` is a practical address (local@domain.tld) of at most ${D.emailMaxLength} characters, echoed exactly as sent (no trimming, no lower-casing).`,
     option: 'emailMaxLength',
     value: (o) => o.emailMaxLength,
   },
@@ -98,16 +100,14 @@ export const LEDGER: readonly LedgerItem[] = [
   {
     id: 'token.scope-catalog',
     interface: 'Full list of scope names: not shown.',
-    default:
-      '`customers:read`, `customers:write`, `tokens:write`; 1–20 distinct entries per token; an unknown or duplicated scope is `422`.',
+    default: `${D.scopes.map((scope) => `\`${scope}\``).join(', ')}; 1–${D.maxScopes} distinct entries per token; an unknown or duplicated scope is \`422\`.`,
     option: 'scopes',
     value: (o) => ({ catalog: o.scopes, maxScopes: o.maxScopes }),
   },
   {
     id: 'token.expires-in',
     interface: 'Unit and bounds of expires_in: not shown.',
-    default:
-      'Integer seconds (OAuth 2), optional, default 3600, from 60 to 86400; anything else is `422` naming the bounds.',
+    default: `Integer seconds (OAuth 2), optional, default ${D.expiresIn.default}, from ${D.expiresIn.min} to ${D.expiresIn.max}; anything else is \`422\` naming the bounds.`,
     option: 'expiresIn',
     value: (o) => o.expiresIn,
   },
@@ -179,15 +179,14 @@ export const LEDGER: readonly LedgerItem[] = [
   {
     id: 'limits.size',
     interface: 'Size limits: not shown.',
-    default: 'Bodies up to 1 MiB; a larger one is `413 payload_too_large`.',
+    default: `Bodies up to ${D.maxBodyBytes / 1_048_576} MiB; a larger one is \`413 payload_too_large\`.`,
     option: 'maxBodyBytes',
     value: (o) => o.maxBodyBytes,
   },
   {
     id: 'limits.stores',
     interface: 'Size limits: not shown (how many records an account may hold).',
-    default:
-      "At most 10,000 customers and 10,000 tokens per account, 10,000 accounts and 300,000 records (accounts, API keys, customers and tokens) in all; the sandbox's own queue takes 1,000 scenarios and 10 snapshots. Past a limit the call is `409 limit_reached` naming the limit and its option, and nothing is stored; seeded and loaded records count but are never refused.",
+    default: `At most ${n(D.limits.customersPerAccount)} customers and ${n(D.limits.tokensPerAccount)} tokens per account, ${n(D.limits.accounts)} accounts and ${n(D.limits.records)} records (accounts, API keys, customers and tokens) in all; the sandbox's own queue takes ${n(D.limits.scenarios)} scenarios and ${n(D.limits.snapshots)} snapshots. Past a limit the call is \`409 limit_reached\` naming the limit and its option, and nothing is stored; seeded and loaded records count but are never refused.`,
     option: 'limits',
     value: (o) => o.limits,
   },
@@ -280,8 +279,7 @@ export const LEDGER: readonly LedgerItem[] = [
   {
     id: 'idempotency',
     interface: 'Not shown (retries).',
-    default:
-      '`Idempotency-Key` (IETF draft): the same key, account, operation and body within 24 h replays the first answer with `Idempotent-Replayed: true`. At most 1,000 live keys per account and 50,000 in all: a new key past either is `409 limit_reached`, since dropping a live key would turn its retry into a duplicate.',
+    default: `\`Idempotency-Key\` (IETF draft): the same key, account, operation and body within ${D.idempotency.ttlSeconds / 3600} h replays the first answer with \`Idempotent-Replayed: true\`. At most ${n(D.idempotency.maxEntriesPerAccount)} live keys per account and ${n(D.idempotency.maxEntries)} in all: a new key past either is \`409 limit_reached\`, since dropping a live key would turn its retry into a duplicate.`,
     option: 'idempotency',
     value: (o) => o.idempotency,
   },

@@ -58,8 +58,9 @@ export function readBearer(header: string | null): BearerResult {
 
 /**
  * Authenticates a request's Bearer credential (as `readBearer` read it)
- * against the data model: O(1) through the index of secrets' digests, then a constant-time
- * comparison. Throws the 401s of the contract's auth table.
+ * against the data model: O(1) through the index of secrets' digests, then a
+ * constant-time comparison. Throws the 401s of the contract's auth table.
+ * `now` may be a lookup by account, for accounts with a clock of their own.
  *
  * @example
  * const bearer = readBearer(request.headers.get('authorization'))
@@ -68,7 +69,7 @@ export function readBearer(header: string | null): BearerResult {
 export function authenticate(
   db: Database,
   bearer: BearerResult,
-  now: number,
+  now: number | ((accountId: string) => number),
 ): Principal {
   if (bearer.kind === 'missing') {
     throw new SandboxError(
@@ -115,7 +116,10 @@ export function authenticate(
   }
   if (!found) throw invalid('The credential is not a known API key or token.')
   if (revoked) throw invalid('The API key has been revoked.')
-  if (found.expiresAt !== undefined && now >= found.expiresAt) {
+  if (
+    found.expiresAt !== undefined &&
+    (typeof now === 'number' ? now : now(found.accountId)) >= found.expiresAt
+  ) {
     throw new SandboxError(
       'token_expired',
       `The token expired at ${new Date(found.expiresAt).toISOString()}; mint a new one with POST /v2/tokens.`,

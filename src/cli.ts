@@ -3,10 +3,17 @@ import { parseArgs, styleText } from 'node:util'
 import packageJson from '../package.json' with { type: 'json' }
 import { DEFAULT_ACCOUNTS, DEMO_KEY_ONE } from '../fixtures/demo-keys.ts'
 import { DataFileError } from './data-file.ts'
+import { DEFAULTS } from './defaults.ts'
 import type { Persona } from './personas.ts'
 import type { RequestLog, SandboxServer, SandboxServerOptions } from './node.ts'
 
 const NAME = 'customer-token-sandbox'
+
+/** `{ a: 1, b: 2 }` as the CLI reads it: `a=1,b=2`. */
+const pairs = (values: Record<string, number>): string =>
+  Object.entries(values)
+    .map(([key, value]) => `${key}=${value}`)
+    .join(',')
 
 /** Where the CLI writes; tests pass their own. */
 export interface CliIO {
@@ -58,32 +65,32 @@ Server
   -v, --version            show the version
 
 Data
-  --seed N                 faker seed for the seeded data (default 1, env SANDBOX_SEED)
-  --customers N            seeded customers per fixture account (default 25)
+  --seed N                 faker seed for the seeded data (default ${DEFAULTS.seed}, env SANDBOX_SEED)
+  --customers N            seeded customers per fixture account (default ${DEFAULTS.customersPerAccount})
   --deterministic          reproducible ids and secrets from the seed (default off for the server)
 
 Behaviour (the assumption ledger: GET /__sandbox/assumptions)
   --latency MIN[-MAX]ms    latency added to every API call, e.g. 50-200ms
   --rate-limit N/WINDOW    per-credential limit, e.g. 100/60s, 10/m, 1000/h
-  --unknown-fields reject|ignore      request fields the interface does not define (default reject)
-  --required-fields LIST   customer fields a request must carry (default name,email)
-  --name-length MIN-MAX    name length as sent, in characters (default 1-200)
-  --email-max-length N     longest email (default 254)
+  --unknown-fields reject|ignore      request fields the interface does not define (default ${DEFAULTS.unknownFields})
+  --required-fields LIST   customer fields a request must carry (default ${DEFAULTS.requiredFields.join(',')})
+  --name-length MIN-MAX    name length as sent, in characters (default ${DEFAULTS.nameLength.min}-${DEFAULTS.nameLength.max})
+  --email-max-length N     longest email (default ${DEFAULTS.emailMaxLength})
   --unique-email           409 email_taken for a duplicate email within an account
-  --scopes LIST            the scope catalog (default customers:read,customers:write,tokens:write)
-  --max-scopes N           most scopes per token (default 20)
-  --expires-in SPEC        default=3600,min=60,max=86400 (or a default alone, or MIN-MAX)
+  --scopes LIST            the scope catalog (default ${DEFAULTS.scopes.join(',')})
+  --max-scopes N           most scopes per token (default ${DEFAULTS.maxScopes})
+  --expires-in SPEC        ${pairs(DEFAULTS.expiresIn)} (or a default alone, or MIN-MAX)
   --no-v1-accepts-tokens   POST /v1/customers takes API keys only
-  --token-issuers api-keys|api-keys-and-tokens   who may mint tokens (default api-keys-and-tokens)
-  --max-body-bytes N       largest request body (default 1048576)
-  --clock-after-set frozen|running    the clock once set or advanced (default frozen)
-  --journal-limit N        requests the journal keeps (default 1000)
+  --token-issuers api-keys|api-keys-and-tokens   who may mint tokens (default ${DEFAULTS.tokenIssuers})
+  --max-body-bytes N       largest request body (default ${DEFAULTS.maxBodyBytes})
+  --clock-after-set frozen|running    the clock once set or advanced (default ${DEFAULTS.clockAfterSet})
+  --journal-limit N        requests the journal keeps (default ${DEFAULTS.journalLimit})
 
 Limits (at a limit: 409 limit_reached naming it)
-  --limits LIST            caps on the stores, e.g. customersPerAccount=10000,tokensPerAccount=10000,
-                           records=300000,accounts=10000,scenarios=1000,snapshots=10 (the defaults)
-  --idempotency LIST       Idempotency-Key window and live keys kept, e.g.
-                           ttlSeconds=86400,maxEntries=50000,maxEntriesPerAccount=1000 (the defaults)
+  --limits LIST            caps on the stores; the defaults:
+                           ${pairs(DEFAULTS.limits)}
+  --idempotency LIST       Idempotency-Key window and live keys kept; the defaults:
+                           ${pairs(DEFAULTS.idempotency)}
 `
 
 /** A mistake in the command line or config: one line, the usage, exit 2. */

@@ -1,3 +1,4 @@
+import type { AccountControlsRegistry } from './account-controls.ts'
 import type { SandboxClock } from './clock.ts'
 import type { CreatedRecord, Database } from './db.ts'
 import type { IdempotencyStore } from './idempotency.ts'
@@ -43,6 +44,8 @@ export interface SandboxContext {
     take(operation: Operation): ScenarioEffect | undefined
   }
   readonly journal: Journal & { record(entry: JournalEntry): void }
+  /** Per-account clocks, scenario queues and journal views. */
+  readonly accounts: AccountControlsRegistry
   db: Database
   nextId: IdGenerator
   /** Draws latencies; seeded in deterministic mode. */
@@ -67,7 +70,8 @@ export interface SandboxContext {
 export interface Exchange {
   readonly requestId: string
   readonly started: number
-  readonly at: Date
+  /** When it began, on the clock of the caller's account once known. */
+  at: Date
   /** The `Authorization` header as read, before any lookup. */
   readonly bearer: BearerResult
   entry: Pick<

@@ -1,5 +1,6 @@
 export { createSandbox } from './create-sandbox.ts'
 export { resolveOptions, DEFAULT_SCOPES } from './options.ts'
+export { DEFAULTS } from './defaults.ts'
 export {
   ERROR_REGISTRY,
   SandboxError,
@@ -43,6 +44,11 @@ export type {
 export type { Assumption } from './assumptions.ts'
 export type { SandboxCollections } from './db.ts'
 export type { SandboxClock, ClockAfterSet } from './clock.ts'
+export type {
+  AccountClock,
+  AccountControls,
+  AccountScenarios,
+} from './account-controls.ts'
 export type { Journal, JournalEntry, Operation } from './journal.ts'
 export type {
   Scenario,

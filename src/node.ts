@@ -851,10 +851,3 @@ function clientErrorAnswer(
 
 export { DataFileError, readDataFile }
 export type { FlushInfo }
-
-export { setupSandboxServer } from './setup-server.ts'
-export type {
-  SandboxMswServer,
-  SetupSandboxServerOptions,
-  UnhandledStrategy,
-} from './setup-server.ts'

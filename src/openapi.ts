@@ -2,6 +2,7 @@ import { OPERATION_NAMES, OPERATIONS } from './operations.ts'
 import { z } from 'zod'
 import { createFaker, seedCustomers } from '../fixtures/seed.ts'
 import { LEDGER } from './assumptions.ts'
+import { MAX_DELAY_MS } from './defaults.ts'
 import {
   ERROR_REGISTRY,
   MAX_FIELD_ERRORS,
@@ -51,6 +52,12 @@ const SurfaceSchemas = {
     }),
   }),
   Clock: z.object({ now: z.iso.datetime(), frozen: z.boolean() }),
+  AccountClock: z.object({
+    account_id: z.string(),
+    now: z.iso.datetime(),
+    frozen: z.boolean(),
+    own: z.boolean(),
+  }),
   Reset: z.object({
     status: z.literal('reset'),
     seed: z.int(),
@@ -317,6 +324,20 @@ const SURFACE_DESCRIPTIONS = {
     'The whole session (options, data, clock, journal, id positions) to replay it with `createSandbox({ from })` or `--from`.',
   'Read the assumption ledger':
     'Every "not shown" item of the interface with the default the sandbox assumes, its option and its current value.',
+  'Read the account clock':
+    "The clock of the account whose API key is the Bearer credential: its own (`own: true`) once set or advanced, the sandbox clock otherwise. It drives that account's `created_at`, token expiry and journal times; idempotency and rate-limit windows stay on the sandbox clock.",
+  'Set or advance the account clock':
+    'Gives the account a clock of its own, starting from the sandbox time, and moves it; other accounts and the sandbox clock stay where they are (like a Stripe test clock).',
+  'Drop the account clock': 'The account follows the sandbox clock again.',
+  'List the account scenarios':
+    "The scenarios queued for the account's own calls.",
+  'Queue an account scenario':
+    "Fails or delays the account's next matching calls; only requests authenticated as the account consume it, before the sandbox-wide queue. `limits.scenarios` bounds each account's queue and all of them together.",
+  'Clear the account scenarios': "Empties the account's queue.",
+  'Read the account journal':
+    "The journal's entries of requests authenticated as the account, newest first (a view of the journal, so `journalLimit` bounds it).",
+  'Clear the account journal':
+    "Hides the account's entries so far from this view; the sandbox journal keeps them.",
   'Read this document':
     'This OpenAPI 3.1 document, generated from the schemas the handlers validate with and the options in force. Needs no credential.',
 } as const
@@ -400,10 +421,34 @@ export function createOpenApiDocument(
     in: 'header',
     required: false,
     description:
-      'Sandbox only: `status=<400-599>`, `delay_ms=<0-60000>` or `network_error`, joined with `;`, for this request alone, once the credential is accepted. `status=N` answers N with `code: simulated_failure` (listed under each status of this operation, `default` for the others); a simulated 401 or 403 carries `WWW-Authenticate` as a real one does, a 429 or 503 `Retry-After`.',
+      'Sandbox only: `status=<400-599>`, `delay_ms=<0-' +
+      MAX_DELAY_MS +
+      '>` or `network_error`, joined with `;`, for this request alone, once the credential is accepted. `status=N` answers N with `code: simulated_failure` (listed under each status of this operation, `default` for the others); a simulated 401 or 403 carries `WWW-Authenticate` as a real one does, a 429 or 503 `Retry-After`.',
     schema: { type: 'string' },
   }
   const common = (names: (keyof typeof HEADERS)[] = []) => headerRefs(names)
+  // @note The rules that span fields, stated so that the document refuses
+  // what the server refuses: a scenario must do something, and a latency
+  // range must not run backwards (JSON Schema cannot compare two fields, so
+  // that one is said in words).
+  const scenarioBody = {
+    ...jsonSchema(ScenarioBodySchema, 'input'),
+    description:
+      'At least one effect: a `status`, a `delay_ms` or `network_error: true`.',
+    anyOf: [
+      { required: ['status'] },
+      { required: ['delay_ms'] },
+      {
+        required: ['network_error'],
+        properties: { network_error: { const: true } },
+      },
+    ],
+  }
+  const latencyBody = {
+    ...jsonSchema(LatencyBodySchema, 'input'),
+    description:
+      '`min_ms` must not exceed `max_ms`; a range that runs backwards is `422 validation_failed`.',
+  }
 
   const surface = (
     summary: keyof typeof SURFACE_DESCRIPTIONS,
@@ -455,6 +500,44 @@ export function createOpenApiDocument(
     }
   }
   const noContent = { '204': { description: 'Done.', headers: common() } }
+  // The account-scoped controls: the Bearer credential is one of the
+  // account's API keys, never the admin token.
+  const accountSurface = (
+    summary: keyof typeof SURFACE_DESCRIPTIONS,
+    responses: JsonObject,
+    { body, extra }: { body?: JsonObject; extra?: JsonObject } = {},
+  ) => {
+    const operation = surface(summary, responses, body)
+    return {
+      ...operation,
+      security: [{ bearerAuth: [] }],
+      responses: {
+        ...operation.responses,
+        '401': problemResponse(
+          ['missing_credentials', 'invalid_credentials'],
+          ['WWWAuthenticate'],
+        ),
+        '403': problemResponse(
+          ['insufficient_scope', 'forbidden_origin'],
+          ['WWWAuthenticate'],
+        ),
+        ...extra,
+      },
+    }
+  }
+  const scenarioList = okJson('Queued scenarios.', {
+    type: 'object',
+    properties: { scenarios: { type: 'array', items: ref('SandboxScenario') } },
+    required: ['scenarios'],
+  })
+  const journalList = (description: string) =>
+    okJson(description, {
+      type: 'object',
+      properties: {
+        requests: { type: 'array', items: ref('SandboxJournalEntry') },
+      },
+      required: ['requests'],
+    })
 
   return describeErrorFormat(options.errorFormat, {
     openapi: '3.1.0',
@@ -680,7 +763,7 @@ export function createOpenApiDocument(
           surface(
             'Queue a scenario',
             okJson('The queued scenario.', ref('SandboxScenario'), 201),
-            jsonSchema(ScenarioBodySchema, 'input'),
+            scenarioBody,
           ),
           LIMIT_REACHED,
         ),
@@ -733,7 +816,7 @@ export function createOpenApiDocument(
         post: surface(
           'Set the global latency',
           okJson('The new latency range.', ref('SandboxLatency')),
-          jsonSchema(LatencyBodySchema, 'input'),
+          latencyBody,
         ),
         delete: surface(
           'Remove the global latency',
@@ -772,6 +855,55 @@ export function createOpenApiDocument(
             required: ['assumptions'],
           }),
         ),
+      },
+      '/__sandbox/account/clock': {
+        get: accountSurface(
+          'Read the account clock',
+          okJson("The account's time.", ref('SandboxAccountClock')),
+        ),
+        post: accountSurface(
+          'Set or advance the account clock',
+          okJson("The account's new time.", ref('SandboxAccountClock')),
+          {
+            body: jsonSchema(ClockBodySchema, 'input'),
+            extra: {
+              '422': problemResponse(['validation_failed', 'out_of_range']),
+            },
+          },
+        ),
+        delete: accountSurface(
+          'Drop the account clock',
+          okJson("The account's time.", ref('SandboxAccountClock')),
+        ),
+      },
+      '/__sandbox/account/scenarios': {
+        get: accountSurface('List the account scenarios', scenarioList),
+        post: accountSurface(
+          'Queue an account scenario',
+          okJson('The queued scenario.', ref('SandboxScenario'), 201),
+          {
+            body: scenarioBody,
+            extra: LIMIT_REACHED,
+          },
+        ),
+        delete: accountSurface('Clear the account scenarios', noContent),
+      },
+      '/__sandbox/account/requests': {
+        get: {
+          ...accountSurface(
+            'Read the account journal',
+            journalList("The account's requests, newest first."),
+          ),
+          parameters: [
+            {
+              name: 'limit',
+              in: 'query',
+              required: false,
+              schema: { type: 'integer', minimum: 0 },
+            },
+          ],
+        },
+        delete: accountSurface('Clear the account journal', noContent),
       },
       '/openapi.json': {
         get: {

@@ -6,6 +6,7 @@ import { PERSONAS } from './personas.ts'
 import type { JournalEntry } from './journal.ts'
 import { SCOPE_PATTERN } from './schemas.ts'
 import { DEFAULT_ACCOUNTS, type FixtureAccount } from '../fixtures/demo-keys.ts'
+import { DEFAULTS, MAX_DELAY_MS } from './defaults.ts'
 
 /** A fixed-window rate limit per credential. */
 export interface RateLimitOptions {
@@ -36,19 +37,8 @@ export interface LimitsOptions {
   snapshots?: number
 }
 
-/**
- * The defaults of `limits`. A customer takes about 300 B of heap, 1.3 KB with
- * a 200-emoji name and a 254-character email; a token about 600 B. So
- * 300,000 records stay under 400 MB at their longest, about 100 MB as usual.
- */
-export const DEFAULT_LIMITS: Required<LimitsOptions> = {
-  customersPerAccount: 10_000,
-  tokensPerAccount: 10_000,
-  records: 300_000,
-  accounts: 10_000,
-  scenarios: 1_000,
-  snapshots: 10,
-}
+/** The defaults of `limits`. */
+export const DEFAULT_LIMITS: Required<LimitsOptions> = DEFAULTS.limits
 
 /** A latency range in milliseconds, drawn uniformly per request. */
 export interface LatencyOptions {
@@ -275,11 +265,7 @@ export interface ResolvedOptions {
 }
 
 /** Scopes every sandbox knows unless `scopes` says otherwise. */
-export const DEFAULT_SCOPES: readonly string[] = [
-  'customers:read',
-  'customers:write',
-  'tokens:write',
-]
+export const DEFAULT_SCOPES: readonly string[] = DEFAULTS.scopes
 
 const positiveInt = (max = Number.MAX_SAFE_INTEGER) => z.int().min(1).max(max)
 
@@ -339,7 +325,10 @@ const OptionsSchema = z
     ]),
     latency: z.union([
       z.literal(false),
-      z.object({ min: z.int().min(0), max: z.int().min(0).max(60_000) }),
+      z.object({
+        min: z.int().min(0),
+        max: z.int().min(0).max(MAX_DELAY_MS),
+      }),
     ]),
     errorFormat: z.custom<ErrorFormatter>(
       (value) => typeof value === 'function',
@@ -403,43 +392,38 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
     )
   }
   const o = parsed.data
-  const expiresMax = o.expiresIn?.max ?? 86_400
-  const expiresMin = o.expiresIn?.min ?? 60
+  const expiresMax = o.expiresIn?.max ?? DEFAULTS.expiresIn.max
+  const expiresMin = o.expiresIn?.min ?? DEFAULTS.expiresIn.min
   const resolved: ResolvedOptions = {
-    seed: o.seed ?? 1,
+    seed: o.seed ?? DEFAULTS.seed,
     baseUrl: o.baseUrl === undefined ? undefined : new URL(o.baseUrl),
-    deterministic: o.deterministic ?? true,
+    deterministic: o.deterministic ?? DEFAULTS.deterministic,
     fixtures: { accounts: o.fixtures?.accounts ?? DEFAULT_ACCOUNTS },
-    customersPerAccount: o.customersPerAccount ?? 25,
-    unknownFields: o.unknownFields ?? 'reject',
-    requiredFields: o.requiredFields ?? ['name', 'email'],
-    nameLength: { min: 1, max: 200, ...o.nameLength },
-    emailMaxLength: o.emailMaxLength ?? 254,
-    uniqueEmail: o.uniqueEmail ?? false,
+    customersPerAccount: o.customersPerAccount ?? DEFAULTS.customersPerAccount,
+    unknownFields: o.unknownFields ?? DEFAULTS.unknownFields,
+    requiredFields: o.requiredFields ?? [...DEFAULTS.requiredFields],
+    nameLength: { ...DEFAULTS.nameLength, ...o.nameLength },
+    emailMaxLength: o.emailMaxLength ?? DEFAULTS.emailMaxLength,
+    uniqueEmail: o.uniqueEmail ?? DEFAULTS.uniqueEmail,
     scopes: o.scopes ?? DEFAULT_SCOPES,
-    maxScopes: o.maxScopes ?? 20,
+    maxScopes: o.maxScopes ?? DEFAULTS.maxScopes,
     expiresIn: {
       min: expiresMin,
       max: expiresMax,
       default:
         o.expiresIn?.default ??
-        Math.min(Math.max(3600, expiresMin), expiresMax),
+        Math.min(Math.max(DEFAULTS.expiresIn.default, expiresMin), expiresMax),
     },
-    v1AcceptsTokens: o.v1AcceptsTokens ?? true,
-    tokenIssuers: o.tokenIssuers ?? 'api-keys-and-tokens',
-    rateLimit: o.rateLimit ?? false,
-    latency: o.latency ?? false,
+    v1AcceptsTokens: o.v1AcceptsTokens ?? DEFAULTS.v1AcceptsTokens,
+    tokenIssuers: o.tokenIssuers ?? DEFAULTS.tokenIssuers,
+    rateLimit: o.rateLimit ?? DEFAULTS.rateLimit,
+    latency: o.latency ?? DEFAULTS.latency,
     errorFormat: o.errorFormat ?? problemJson,
-    maxBodyBytes: o.maxBodyBytes ?? 1_048_576,
-    clockAfterSet: o.clockAfterSet ?? 'frozen',
-    idempotency: {
-      ttlSeconds: 86_400,
-      maxEntries: 50_000,
-      maxEntriesPerAccount: 1_000,
-      ...o.idempotency,
-    },
+    maxBodyBytes: o.maxBodyBytes ?? DEFAULTS.maxBodyBytes,
+    clockAfterSet: o.clockAfterSet ?? DEFAULTS.clockAfterSet,
+    idempotency: { ...DEFAULTS.idempotency, ...o.idempotency },
     limits: { ...DEFAULT_LIMITS, ...o.limits },
-    journalLimit: o.journalLimit ?? 1000,
+    journalLimit: o.journalLimit ?? DEFAULTS.journalLimit,
     adminToken: o.adminToken,
     onRequest: o.onRequest,
     onSeedProgress: o.onSeedProgress,

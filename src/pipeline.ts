@@ -18,6 +18,7 @@ import {
 import type { StoredResponse } from './idempotency.ts'
 import { PERSONA_RATE_LIMIT, PERSONA_SLOW_MS } from './personas.ts'
 import { sleep, hashString } from './_utils.ts'
+import type { SandboxClock } from './clock.ts'
 
 /** What an operation's own step returns: the status and body of its success. */
 export interface OperationResult {
@@ -96,11 +97,19 @@ export async function runOperation(
       )
     }
     const now = ctx.clock.now()
-    const principal = authenticate(ctx.db, exchange.bearer, now.getTime())
-    exchange.entry.account_id = principal.accountId
+    const principal = authenticate(ctx.db, exchange.bearer, (accountId) =>
+      accountClockOf(ctx, exchange, accountId).now().getTime(),
+    )
+    const accountClock = accountClockOf(ctx, exchange, principal.accountId)
     // @note Authentication comes before anything else (the contract's order),
     // so only a caller with a valid credential can make a call fail.
-    const effect = takeScenario(ctx, spec.operation, request, exchange)
+    const effect = takeScenario(
+      ctx,
+      spec.operation,
+      request,
+      exchange,
+      principal.accountId,
+    )
     if (effect?.status !== undefined || effect?.networkError) {
       if (effect.delayMs) await sleep(effect.delayMs)
       if (effect.networkError) return Response.error()
@@ -169,7 +178,9 @@ export async function runOperation(
     }
 
     if (effect?.delayMs) await sleep(effect.delayMs)
-    const result = await spec.execute(ctx, principal, body, ctx.clock.now())
+    // @note Idempotency and rate-limit windows stay on the sandbox clock
+    // (`now`): one account moving its clock must not expire another's keys.
+    const result = await spec.execute(ctx, principal, body, accountClock.now())
     if (ctx.storage && result.created) await persist(ctx, result.created)
     const answer: StoredResponse = {
       status: result.status,
@@ -256,11 +267,28 @@ export function storageUnavailable(error: Error): SandboxError {
 /** The Retry-After of `storage_unavailable` and of a degraded health check. */
 export const STORAGE_RETRY_AFTER_SECONDS = 5
 
+/**
+ * The clock of the credential's account (its own, or the sandbox's), which
+ * also stamps the exchange: its journal entry names the account, an expired
+ * token's too, and is timed on that clock.
+ */
+function accountClockOf(
+  ctx: SandboxContext,
+  exchange: Exchange,
+  accountId: string,
+): SandboxClock {
+  exchange.entry.account_id = accountId
+  const clock = ctx.accounts.clockFor(accountId)
+  if (clock !== ctx.clock) exchange.at = clock.now()
+  return clock
+}
+
 function takeScenario(
   ctx: SandboxContext,
   operation: Operation,
   request: Request,
   exchange: Exchange,
+  accountId: string,
 ): ScenarioEffect | undefined {
   const header = request.headers.get('x-sandbox-scenario')
   let effect: ScenarioEffect | undefined
@@ -277,7 +305,10 @@ function takeScenario(
       ])
     }
   } else {
-    effect = ctx.scenarios.take(operation)
+    // The account's own queue first: only its requests consume it.
+    effect =
+      ctx.accounts.takeScenario(accountId, operation) ??
+      ctx.scenarios.take(operation)
   }
   if (effect) {
     exchange.entry.scenario = [

@@ -6,6 +6,11 @@ import {
   seedAccountName,
   seedCustomers,
 } from '../fixtures/seed.ts'
+import { accountRoutes } from '../handlers/account.ts'
+import {
+  createAccountControls,
+  type AccountControls,
+} from './account-controls.ts'
 import { assumptionLedger } from './assumptions.ts'
 import { createClock } from './clock.ts'
 import type { SandboxContext, StorageHook } from './context.ts'
@@ -80,17 +85,25 @@ export function createSandboxCore(
   const snapshots = new Map<string, { data: SandboxData; created_at: string }>()
   let pendingAccounts = 0
 
+  const globalClock = createClock(resolved.clockAfterSet)
+  const globalJournal = createJournal(resolved.journalLimit)
   const ctx: SandboxContext = {
     options: resolved,
     storage: adapter.storage,
     seeded: false,
-    clock: createClock(resolved.clockAfterSet),
+    clock: globalClock,
     schemas: {
       customerBody: createCustomerBodySchema(resolved),
       tokenBody: createTokenBodySchema(resolved),
     },
     scenarios: createScenarios(resolved.latency, resolved.limits.scenarios),
-    journal: createJournal(resolved.journalLimit),
+    journal: globalJournal,
+    accounts: createAccountControls({
+      clock: globalClock,
+      journal: globalJournal,
+      afterSet: resolved.clockAfterSet,
+      maxScenarios: resolved.limits.scenarios,
+    }),
     db: createDatabase({ indexEmails: resolved.uniqueEmail }),
     nextId: createIdGenerator({ seed, deterministic: resolved.deterministic }),
     random: createCryptoRandom(),
@@ -137,6 +150,7 @@ export function createSandboxCore(
       ctx.scenarios.clear()
     }
     ctx.clock.reset()
+    ctx.accounts.clear({ keepQueues: keepJournal })
     faker = createFaker(seed ^ 0x5bd1e995)
     ctx.seeded = false
     ctx.ready = populate(db).then(() => {
@@ -163,7 +177,9 @@ export function createSandboxCore(
     expires_at: record.expires_at,
     created_at: record.created_at,
     issued_by: record.issued_by,
-    expired: ctx.clock.now().getTime() >= Date.parse(record.expires_at),
+    expired:
+      ctx.accounts.clockFor(record.account_id).now().getTime() >=
+      Date.parse(record.expires_at),
   })
 
   const accountView = (db: Database, id: string): AccountView | undefined => {
@@ -215,6 +231,7 @@ export function createSandboxCore(
     clock: ctx.clock,
     journal: ctx.journal,
     scenarios: ctx.scenarios,
+    account: (accountOrKey) => accountControls(accountOrKey),
     async createApiKey({ accountName } = {}) {
       await ctx.ready
       const { db, nextId } = ctx
@@ -297,6 +314,7 @@ export function createSandboxCore(
         version: SANDBOX_DATA_VERSION,
         seed,
         clock: { now: ctx.clock.now().toISOString(), frozen: ctx.clock.frozen },
+        ...accountClocks(),
         accounts: copy(db.accounts.all()),
         api_keys: copy(db.apiKeys.all()),
         customers: copy(db.customers.all()),
@@ -308,6 +326,7 @@ export function createSandboxCore(
       seed = data.seed
       await renew({ populate: (db) => insertData(db, data) })
       if (data.clock.frozen) ctx.clock.set(data.clock.now)
+      setAccountClocks(data)
     },
     async snapshot(name) {
       await ctx.ready
@@ -340,6 +359,7 @@ export function createSandboxCore(
       await renew({ populate: (db) => insertData(db, data), keepJournal: true })
       ctx.clock.set(data.clock.now)
       if (!data.clock.frozen) ctx.clock.reset()
+      setAccountClocks(data)
     },
     snapshots: () =>
       [...snapshots].map(([name, { data, created_at }]) => ({
@@ -362,9 +382,42 @@ export function createSandboxCore(
     },
   }
 
+  /** The controls of an account named by its id or one of its API keys. */
+  function accountControls(accountOrKey: string): AccountControls {
+    const db = readable()
+    let accountId: string | undefined = db.accountById(accountOrKey)?.id
+    if (accountId === undefined) {
+      for (const found of db.credentialsByHash(accountOrKey) ?? []) {
+        if (found.kind === 'api-key' && found.record.secret === accountOrKey)
+          accountId = found.record.account_id
+      }
+    }
+    if (accountId === undefined) {
+      throw new RangeError(
+        `Failed to reach an account's controls: ${JSON.stringify(maskSecret(String(accountOrKey)))} is neither an account id nor an API key of this sandbox. Pass the accountId or apiKey that createApiKey() returned.`,
+      )
+    }
+    return ctx.accounts.controls(accountId)
+  }
+
+  // Only accounts with a clock of their own add the field: data without
+  // them stays byte for byte what it was.
+  function accountClocks(): Pick<SandboxData, 'account_clocks'> {
+    const clocks = ctx.accounts.clocks()
+    return clocks.length === 0 ? {} : { account_clocks: clocks }
+  }
+
+  function setAccountClocks(data: SandboxData): void {
+    for (const saved of data.account_clocks ?? []) {
+      // A running clock (clockAfterSet: 'running') runs on from its saved time.
+      ctx.accounts.controls(saved.account_id).clock.set(saved.now)
+    }
+  }
+
   const router = createRouter(ctx, [
     ...[createCustomer, createToken].map((spec) => operationRoute(ctx, spec)),
     ...sandboxRoutes(ctx, sandbox),
+    ...accountRoutes(ctx, sandbox),
   ])
   if (session) {
     const { data, journal, id_draws } = session
@@ -372,6 +425,7 @@ export function createSandboxCore(
     for (const entry of journal.toReversed())
       ctx.journal.record(entry as unknown as JournalEntry)
     if (data.clock.frozen) ctx.clock.set(data.clock.now)
+    setAccountClocks(data)
   } else {
     renew()
   }

@@ -1,4 +1,5 @@
 import type { RequestHandler } from 'msw'
+import type { AccountControls } from './account-controls.ts'
 import type { Assumption } from './assumptions.ts'
 import type { SandboxCollections } from './db.ts'
 import type { SandboxClock } from './clock.ts'
@@ -108,6 +109,20 @@ export interface SandboxCore {
   readonly journal: Journal
   /** The scenario queue. @example sandbox.scenarios.next('createToken', { status: 503 }) */
   readonly scenarios: Scenarios
+  /**
+   * One account's own clock, scenario queue and journal view, by its id or
+   * one of its API keys: parallel tests, each with its own account, never
+   * see each other's time or faults. Throws a `RangeError` for an unknown
+   * account.
+   *
+   * @example
+   * const { apiKey } = await sandbox.createApiKey()
+   * sandbox.account(apiKey).clock.advance(3600_000) // this account's tokens expire
+   * sandbox.account(apiKey).scenarios.next('createCustomer', { status: 503 })
+   * sandbox.account(apiKey).journal.list() // this account's requests only
+   * @see https://docs.stripe.com/billing/testing/test-clocks
+   */
+  account(accountOrApiKey: string): AccountControls
   /**
    * Mints a new account and its API key.
    * @example const { apiKey } = await sandbox.createApiKey({ accountName: 'Acme' })

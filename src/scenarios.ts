@@ -1,3 +1,4 @@
+import { MAX_DELAY_MS } from './defaults.ts'
 import type { Operation } from './journal.ts'
 import { limitHint, LimitReachedError } from './limits.ts'
 
@@ -79,11 +80,11 @@ export function createScenarios(
           (!Number.isInteger(range.min) ||
             !Number.isInteger(range.max) ||
             range.min < 0 ||
-            range.max > 60_000 ||
+            range.max > MAX_DELAY_MS ||
             range.min > range.max)
         ) {
           throw new RangeError(
-            `Failed to set the latency: min and max must be whole milliseconds with 0 <= min <= max <= 60000 (got ${JSON.stringify(range)}).`,
+            `Failed to set the latency: min and max must be whole milliseconds with 0 <= min <= max <= ${MAX_DELAY_MS} (got ${JSON.stringify(range)}).`,
           )
         }
         latency = range === false ? false : { min: range.min, max: range.max }
@@ -150,10 +151,10 @@ function checkEffect(effect: ScenarioEffect, action: string): void {
   }
   if (
     delayMs !== undefined &&
-    (!Number.isInteger(delayMs) || delayMs < 0 || delayMs > 60_000)
+    (!Number.isInteger(delayMs) || delayMs < 0 || delayMs > MAX_DELAY_MS)
   ) {
     throw new RangeError(
-      `Failed to ${action}: "delayMs" must be a whole number of milliseconds from 0 to 60000 (got ${String(delayMs)}).`,
+      `Failed to ${action}: "delayMs" must be a whole number of milliseconds from 0 to ${MAX_DELAY_MS} (got ${String(delayMs)}).`,
     )
   }
   if (status === undefined && delayMs === undefined && !networkError) {
@@ -186,7 +187,7 @@ export function parseScenarioHeader(value: string): ScenarioEffect {
       effect.networkError = true
     else
       throw new RangeError(
-        `X-Sandbox-Scenario: cannot read "${part.slice(0, 60)}"; use status=<400-599>, delay_ms=<0-60000> or network_error`,
+        `X-Sandbox-Scenario: cannot read "${part.slice(0, 60)}"; use status=<400-599>, delay_ms=<0-${MAX_DELAY_MS}> or network_error`,
       )
   }
   checkEffect(effect, 'apply X-Sandbox-Scenario')

@@ -1,4 +1,5 @@
 import { OPERATION_NAMES } from './operations.ts'
+import { MAX_DELAY_MS } from './defaults.ts'
 import { z } from 'zod'
 import { PERSONAS } from './personas.ts'
 
@@ -246,8 +247,8 @@ export const ClockBodySchema = z.union([
 ])
 export const LatencyBodySchema = z
   .object({
-    min_ms: z.int().min(0).max(60_000),
-    max_ms: z.int().min(0).max(60_000),
+    min_ms: z.int().min(0).max(MAX_DELAY_MS),
+    max_ms: z.int().min(0).max(MAX_DELAY_MS),
   })
   .strict()
 export const SnapshotBodySchema = z
@@ -257,7 +258,7 @@ export const ScenarioBodySchema = z
   .object({
     operation: z.enum([...OPERATION_NAMES, '*']),
     status: z.int().min(400).max(599).optional(),
-    delay_ms: z.int().min(0).max(60_000).optional(),
+    delay_ms: z.int().min(0).max(MAX_DELAY_MS).optional(),
     network_error: z.boolean().optional(),
     times: z.int().min(1).max(1000).optional(),
   })
@@ -274,6 +275,12 @@ export const SandboxDataSchema = z.object({
   version: z.literal(SANDBOX_DATA_VERSION),
   seed: z.int(),
   clock: z.object({ now: isoDate, frozen: z.boolean() }),
+  /** Accounts with a clock of their own; absent when none has one. */
+  account_clocks: z
+    .array(
+      z.object({ account_id: z.string(), now: isoDate, frozen: z.boolean() }),
+    )
+    .optional(),
   accounts: z.array(AccountRecordSchema),
   api_keys: z.array(ApiKeyRecordSchema),
   customers: z.array(CustomerRecordSchema),

@@ -58,9 +58,11 @@ export async function runSurface(
   ctx: SandboxContext,
   call: RouteCall,
   resolve: (call: SurfaceCall) => Response | Promise<Response>,
+  { adminGuard = true }: { adminGuard?: boolean } = {},
 ): Promise<Response> {
   const { request, path } = call
-  checkAdmin(ctx, call.exchange.bearer, path)
+  // The account-scoped calls are guarded by the account's API key instead.
+  if (adminGuard) checkAdmin(ctx, call.exchange.bearer, path)
   await ctx.ready
   const response = await resolve({
     request,
@@ -91,4 +93,5 @@ export async function runSurface(
 }
 
 // The surface calls that change nothing a data file holds.
-const KEEPS_DATA = /^\/__sandbox\/(?:scenarios|latency|requests|snapshots)$/
+const KEEPS_DATA =
+  /^\/__sandbox\/(?:account\/)?(?:scenarios|latency|requests|snapshots)$/

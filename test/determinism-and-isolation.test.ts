@@ -78,7 +78,7 @@ it('switches the seed with reset(seed) and restores the data with reset()', asyn
   await expect(async () => sandbox.reset(-1)).rejects.toThrow(RangeError)
 })
 
-it('makes 2,000 distinct customer ids', async () => {
+it('makes 2,000 distinct customer ids', { timeout: 30_000 }, async () => {
   const sandbox = await start({ customersPerAccount: 0 })
   const ids = new Set<string>()
   for (let i = 0; i < 2000; i++)

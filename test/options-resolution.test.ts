@@ -1,7 +1,10 @@
-import { expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
+import { LEDGER } from '../src/assumptions.ts'
+import { USAGE } from '../src/cli.ts'
 import {
   createSandbox,
   DEFAULT_ACCOUNTS,
+  DEFAULTS,
   resolveOptions,
   type SandboxOptions,
 } from '../src/index.ts'
@@ -187,4 +190,24 @@ it('starts from custom fixture accounts and customersPerAccount', async () => {
     ['acct_MyTeamAccount1', 'My team', 3],
   ])
   expect(state.accounts[0]!.api_keys[0]!.key).toBe('sk_test_…0001')
+})
+
+describe('DEFAULTS, the one source of every default', () => {
+  it('is what resolveOptions gives for no options', () => {
+    const resolved = resolveOptions({})
+    for (const [name, value] of Object.entries(DEFAULTS)) {
+      expect(resolved[name as keyof typeof resolved], name).toEqual(value)
+    }
+  })
+
+  it('is what --help and the ledger say', () => {
+    expect(USAGE).toContain(
+      `default=${DEFAULTS.expiresIn.default},min=${DEFAULTS.expiresIn.min},max=${DEFAULTS.expiresIn.max}`,
+    )
+    expect(USAGE).toContain(`records=${DEFAULTS.limits.records}`)
+    const expiresIn = LEDGER.find((item) => item.id === 'token.expires-in')
+    expect(expiresIn?.default).toContain(
+      `default ${DEFAULTS.expiresIn.default}, from ${DEFAULTS.expiresIn.min} to ${DEFAULTS.expiresIn.max}`,
+    )
+  })
 })

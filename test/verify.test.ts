@@ -292,6 +292,13 @@ describe.concurrent(
         'Deprecation @1767225600',
       ],
       [
+        'errors.shape',
+        (_path, _req, res) => {
+          if (res.status === 422) res.status = 400
+        },
+        'a field error is 400',
+      ],
+      [
         'idempotency',
         (_path, _req, res) => {
           res.headers.delete('idempotent-replayed')
@@ -307,7 +314,7 @@ describe.concurrent(
       expect(row(result, id).inexpressible).toBeTruthy()
     })
 
-    it('errors.shape: another error format is seen and the report says no config can hold it', async () => {
+    it('errors.shape: another error body format is seen and the report says no config can hold it', async () => {
       const custom = await createSandboxServer({
         port: 0,
         errorFormat: (p) =>

@@ -57,6 +57,8 @@ export interface ProbeContext {
     expiresMin?: number
     tokenRecord?: Record<string, unknown>
     tokenUsable?: boolean
+    /** The status of a request refused for its fields alone. */
+    validationStatus?: number
   }
   counter: number
 }
@@ -793,6 +795,7 @@ export const PROBES: readonly ProbeGroup[] = [
         purpose: 'a lower-case "bearer" with an invalid body (never stored)',
       })
       const caseInsensitive = lower.status !== 401
+      if (caseInsensitive) ctx.found.validationStatus = lower.status
       const usable = ctx.found.tokenUsable
       const same = caseInsensitive && usable !== false
       return {
@@ -1027,17 +1030,32 @@ export const PROBES: readonly ProbeGroup[] = [
       const off = errors.filter((r) => !problem(r))
       const observedKind = off.length === 0 ? 'problemJson' : 'custom'
       const sample = off[0] ?? errors[0]!
+      // A field error's status is fixed in the sandbox, whatever the format.
+      const validation = ctx.found.validationStatus
+      const statusDiffers = validation !== undefined && validation !== 422
+      const inexpressible = [
+        ...(observedKind === 'custom'
+          ? [
+              'errorFormat is a JavaScript function, so no config file can hold it: pass createSandbox({ errorFormat }) a function that renders this shape',
+            ]
+          : []),
+        ...(statusDiffers
+          ? [`a field error is always 422 in the sandbox, ${validation} here`]
+          : []),
+      ]
       return {
         verdict:
-          observedKind === ctx.expect.errorFormat ? 'matches' : 'differs',
-        expected:
+          observedKind === ctx.expect.errorFormat && !statusDiffers
+            ? 'matches'
+            : 'differs',
+        expected: `${
           ctx.expect.errorFormat === 'problemJson'
             ? expected
-            : 'a custom errorFormat',
-        observed: `${errors.length - off.length} of ${errors.length} errors are problem JSON; e.g. ${sample.headers['content-type'] ?? 'no Content-Type'} with { ${keysOf(sample.json).join(', ')} }`,
-        ...(observedKind === 'custom' && {
-          inexpressible:
-            'errorFormat is a JavaScript function, so no config file can hold it: pass createSandbox({ errorFormat }) a function that renders this shape',
+            : 'a custom errorFormat'
+        }; a field error is 422`,
+        observed: `${errors.length - off.length} of ${errors.length} errors are problem JSON; e.g. ${sample.headers['content-type'] ?? 'no Content-Type'} with { ${keysOf(sample.json).join(', ')} }; a field error is ${validation ?? 'not seen'}`,
+        ...(inexpressible.length > 0 && {
+          inexpressible: inexpressible.join('; '),
         }),
       }
     },

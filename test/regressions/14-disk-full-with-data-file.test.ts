@@ -102,93 +102,102 @@ const health = async (url: string) => {
   return { status: response.status, body: await response.json() }
 }
 
-it('answers 503 storage_unavailable for every write a full disk refuses, and every 201 is in the data file afterwards', async () => {
-  const folder = await mkdtemp(join(tmpdir(), 'cts-full-'))
-  folders.push(folder)
-  const file = join(folder, 'data.json')
-  const server = await startLimited(file)
-  expect((await health(server.url)).status).toBe(200)
+it(
+  'answers 503 storage_unavailable for every write a full disk refuses, and every 201 is in the data file afterwards',
+  { timeout: 30_000 },
+  async () => {
+    const folder = await mkdtemp(join(tmpdir(), 'cts-full-'))
+    folders.push(folder)
+    const file = join(folder, 'data.json')
+    const server = await startLimited(file)
+    expect((await health(server.url)).status).toBe(200)
 
-  const { stored, refused } = await fill(server.url, 400)
-  expect(stored.length).toBeGreaterThan(0)
-  expect(refused.length).toBeGreaterThan(0)
-  for (const answer of refused) {
-    expect(answer).toEqual({
-      status: 503,
-      code: 'storage_unavailable',
-      retryAfter: '5',
+    const { stored, refused } = await fill(server.url, 400)
+    expect(stored.length).toBeGreaterThan(0)
+    expect(refused.length).toBeGreaterThan(0)
+    for (const answer of refused) {
+      expect(answer).toEqual({
+        status: 503,
+        code: 'storage_unavailable',
+        retryAfter: '5',
+      })
+    }
+    const degraded = await health(server.url)
+    expect(degraded.status).toBe(503)
+    expect(degraded.body).toMatchObject({
+      status: 'degraded',
+      storage: { code: 'EFBIG' },
     })
-  }
-  const degraded = await health(server.url)
-  expect(degraded.status).toBe(503)
-  expect(degraded.body).toMatchObject({
-    status: 'degraded',
-    storage: { code: 'EFBIG' },
-  })
-  // The refused records are gone from memory too.
-  const state = await (await fetch(`${server.url}/__sandbox/state`)).json()
-  const inMemory = new Set(state.customers.map((c: { id: string }) => c.id))
-  expect(stored.every((id) => inMemory.has(id))).toBe(true)
-  expect(
-    state.customers.filter((c: { name: string }) => c.name.startsWith('Filler'))
-      .length,
-  ).toBe(stored.length)
+    // The refused records are gone from memory too.
+    const state = await (await fetch(`${server.url}/__sandbox/state`)).json()
+    const inMemory = new Set(state.customers.map((c: { id: string }) => c.id))
+    expect(stored.every((id) => inMemory.has(id))).toBe(true)
+    expect(
+      state.customers.filter((c: { name: string }) =>
+        c.name.startsWith('Filler'),
+      ).length,
+    ).toBe(stored.length)
 
-  // The refused request's Idempotency-Key is free again: a retry is not a replay.
-  for (let attempt = 0; attempt < 2; attempt++) {
-    const retry = await fetch(`${server.url}/v1/customers`, {
+    // The refused request's Idempotency-Key is free again: a retry is not a replay.
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const retry = await fetch(`${server.url}/v1/customers`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${DEMO_KEY_ONE}`,
+          'content-type': 'application/json',
+          'idempotency-key': 'full-disk-retry',
+        },
+        body: JSON.stringify({ name: 'X'.repeat(200), email: 'x@example.com' }),
+      })
+      expect(retry.status).toBe(503)
+      expect(retry.headers.get('idempotent-replayed')).toBeNull()
+    }
+
+    server.child.kill('SIGTERM')
+    expect(await server.exited).toBe(0)
+    expect(server.stderr()).toMatch(/Failed to write the data file .*EFBIG/)
+    // Once per outage (a shorter line may still fit and end one), not once
+    // per refused write.
+    expect(server.stderr().match(/Failed to write/g)!.length).toBeLessThan(
+      refused.length / 4,
+    )
+    expect(server.stderr()).not.toMatch(/\n\s+at /)
+    // No half line and no temporary file is left behind.
+    expect((await readFile(file)).at(-1)).toBe(0x0a)
+    expect(await readdir(folder)).toEqual(['data.json'])
+
+    const data = (await readDataFile(file)) as {
+      customers: { id: string; name: string }[]
+    }
+    await createSandbox({ customersPerAccount: 0 }).load(data)
+    const onDisk = new Set(data.customers.map((c) => c.id))
+    expect(stored.filter((id) => !onDisk.has(id))).toEqual([])
+    expect(
+      data.customers.filter((c) => c.name.startsWith('Filler')).length,
+    ).toBe(stored.length)
+  },
+)
+
+it(
+  'turns health back to ok once a write succeeds again',
+  { timeout: 30_000 },
+  async () => {
+    const folder = await mkdtemp(join(tmpdir(), 'cts-full-'))
+    folders.push(folder)
+    const server = await startLimited(join(folder, 'data.json'))
+    const { refused } = await fill(server.url, 400)
+    expect(refused.length).toBeGreaterThan(0)
+    expect((await health(server.url)).status).toBe(503)
+
+    // A reset stores a small snapshot, which fits.
+    const reset = await fetch(`${server.url}/__sandbox/reset`, {
       method: 'POST',
-      headers: {
-        authorization: `Bearer ${DEMO_KEY_ONE}`,
-        'content-type': 'application/json',
-        'idempotency-key': 'full-disk-retry',
-      },
-      body: JSON.stringify({ name: 'X'.repeat(200), email: 'x@example.com' }),
     })
-    expect(retry.status).toBe(503)
-    expect(retry.headers.get('idempotent-replayed')).toBeNull()
-  }
-
-  server.child.kill('SIGTERM')
-  expect(await server.exited).toBe(0)
-  expect(server.stderr()).toMatch(/Failed to write the data file .*EFBIG/)
-  // Once per outage (a shorter line may still fit and end one), not once
-  // per refused write.
-  expect(server.stderr().match(/Failed to write/g)!.length).toBeLessThan(
-    refused.length / 4,
-  )
-  expect(server.stderr()).not.toMatch(/\n\s+at /)
-  // No half line and no temporary file is left behind.
-  expect((await readFile(file)).at(-1)).toBe(0x0a)
-  expect(await readdir(folder)).toEqual(['data.json'])
-
-  const data = (await readDataFile(file)) as {
-    customers: { id: string; name: string }[]
-  }
-  await createSandbox({ customersPerAccount: 0 }).load(data)
-  const onDisk = new Set(data.customers.map((c) => c.id))
-  expect(stored.filter((id) => !onDisk.has(id))).toEqual([])
-  expect(data.customers.filter((c) => c.name.startsWith('Filler')).length).toBe(
-    stored.length,
-  )
-})
-
-it('turns health back to ok once a write succeeds again', async () => {
-  const folder = await mkdtemp(join(tmpdir(), 'cts-full-'))
-  folders.push(folder)
-  const server = await startLimited(join(folder, 'data.json'))
-  const { refused } = await fill(server.url, 400)
-  expect(refused.length).toBeGreaterThan(0)
-  expect((await health(server.url)).status).toBe(503)
-
-  // A reset stores a small snapshot, which fits.
-  const reset = await fetch(`${server.url}/__sandbox/reset`, {
-    method: 'POST',
-  })
-  expect(reset.status).toBe(200)
-  expect(await health(server.url)).toEqual({
-    status: 200,
-    body: { status: 'ok' },
-  })
-  expect((await create(server.url, 1)).status).toBe(201)
-})
+    expect(reset.status).toBe(200)
+    expect(await health(server.url)).toEqual({
+      status: 200,
+      body: { status: 'ok' },
+    })
+    expect((await create(server.url, 1)).status).toBe(201)
+  },
+)

@@ -1,0 +1,113 @@
+import { z } from 'zod'
+import type { AccountControls } from '../src/account-controls.ts'
+import { authenticate, readBearer, REALM } from '../src/auth.ts'
+import type { Route, SandboxContext } from '../src/context.ts'
+import { SandboxError } from '../src/errors.ts'
+import { json } from '../src/pipeline.ts'
+import type { SandboxCore } from '../src/sandbox.ts'
+import { ScenarioBodySchema } from '../src/schemas.ts'
+import { runSurface, type SurfaceCall } from '../src/surface.ts'
+import { moveClock, queueScenario, readLimit, scenarioView } from './sandbox.ts'
+
+const AnyObject = z.record(z.string(), z.unknown())
+
+/**
+ * The account named by the request's `Authorization: Bearer <API key>`: the
+ * key both picks the account and authorizes the call, so a test worker needs
+ * no admin token. Tokens are refused: a `customers:read` token must not move
+ * its account's clock.
+ */
+function accountOf(
+  ctx: SandboxContext,
+  sandbox: SandboxCore,
+  request: Request,
+): AccountControls {
+  const bearer = readBearer(request.headers.get('authorization'))
+  const principal = authenticate(ctx.db, bearer, ctx.clock.now().getTime())
+  if (principal.kind !== 'api-key') {
+    throw new SandboxError(
+      'insufficient_scope',
+      "An account's own controls (/__sandbox/account/…) take one of the account's API keys, not a token.",
+      {
+        headers: {
+          'www-authenticate': `Bearer realm="${REALM}", error="insufficient_scope"`,
+        },
+      },
+    )
+  }
+  return sandbox.account(principal.accountId)
+}
+
+/**
+ * The account-scoped surface, `/__sandbox/account/{clock,scenarios,requests}`:
+ * the same calls as the sandbox-wide ones, for the account whose API key is
+ * the Bearer credential. In the spirit of Stripe's test clocks.
+ *
+ * @example
+ * await fetch(`${url}/__sandbox/account/clock`, {
+ *   method: 'POST',
+ *   headers: { authorization: `Bearer ${apiKey}` },
+ *   body: JSON.stringify({ advance_seconds: 3600 }),
+ * })
+ * @see https://docs.stripe.com/billing/testing/test-clocks
+ */
+export function accountRoutes(
+  ctx: SandboxContext,
+  sandbox: SandboxCore,
+): Route[] {
+  const route = (
+    method: Route['method'],
+    path: string,
+    resolve: (
+      account: AccountControls,
+      call: SurfaceCall,
+    ) => Response | Promise<Response>,
+  ): Route => ({
+    method,
+    path: `/__sandbox/account/${path}`,
+    resolve: (routeCall) =>
+      runSurface(
+        ctx,
+        routeCall,
+        (call) => resolve(accountOf(ctx, sandbox, routeCall.request), call),
+        { adminGuard: false },
+      ),
+  })
+  const clockNow = ({ accountId, clock }: AccountControls): Response =>
+    json(200, {
+      account_id: accountId,
+      now: clock.now().toISOString(),
+      frozen: clock.frozen,
+      own: clock.own,
+    })
+
+  return [
+    route('GET', 'clock', clockNow),
+    route('POST', 'clock', async (account, call) => {
+      moveClock(account.clock, await call.body(AnyObject))
+      return clockNow(account)
+    }),
+    route('DELETE', 'clock', (account) => {
+      account.clock.reset()
+      return clockNow(account)
+    }),
+    route('GET', 'scenarios', (account) =>
+      json(200, { scenarios: account.scenarios.list().map(scenarioView) }),
+    ),
+    route('POST', 'scenarios', async (account, call) => {
+      const body = await call.body(ScenarioBodySchema)
+      return json(201, scenarioView(queueScenario(account.scenarios, body)))
+    }),
+    route('DELETE', 'scenarios', (account) => {
+      account.scenarios.clear()
+      return new Response(null, { status: 204 })
+    }),
+    route('GET', 'requests', (account, call) =>
+      json(200, { requests: account.journal.list(readLimit(call.url)) }),
+    ),
+    route('DELETE', 'requests', (account) => {
+      account.journal.clear()
+      return new Response(null, { status: 204 })
+    }),
+  ]
+}

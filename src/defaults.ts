@@ -1,0 +1,50 @@
+/**
+ * Every default and bound of the sandbox's options, in one place: read by
+ * `resolveOptions`, the assumption ledger, the CLI's `--help` and the README
+ * tables generated from them. Change a default here and nowhere else.
+ *
+ * @example
+ * import { DEFAULTS } from 'customer-token-sandbox'
+ * DEFAULTS.expiresIn // { default: 3600, min: 60, max: 86400 }
+ */
+export const DEFAULTS = {
+  seed: 1,
+  deterministic: true,
+  customersPerAccount: 25,
+  unknownFields: 'reject',
+  requiredFields: ['name', 'email'],
+  nameLength: { min: 1, max: 200 },
+  emailMaxLength: 254,
+  uniqueEmail: false,
+  scopes: ['customers:read', 'customers:write', 'tokens:write'],
+  maxScopes: 20,
+  expiresIn: { default: 3600, min: 60, max: 86_400 },
+  v1AcceptsTokens: true,
+  tokenIssuers: 'api-keys-and-tokens',
+  rateLimit: false,
+  latency: false,
+  maxBodyBytes: 1_048_576,
+  clockAfterSet: 'frozen',
+  idempotency: {
+    ttlSeconds: 86_400,
+    maxEntries: 50_000,
+    maxEntriesPerAccount: 1_000,
+  },
+  /**
+   * A customer takes about 300 B of heap, 1.3 KB with a 200-emoji name and a
+   * 254-character email; a token about 600 B. So 300,000 records stay under
+   * 400 MB at their longest, about 100 MB as usual.
+   */
+  limits: {
+    customersPerAccount: 10_000,
+    tokensPerAccount: 10_000,
+    records: 300_000,
+    accounts: 10_000,
+    scenarios: 1_000,
+    snapshots: 10,
+  },
+  journalLimit: 1000,
+} as const
+
+/** The longest delay, in milliseconds, a scenario or the latency option may add. */
+export const MAX_DELAY_MS = 60_000

@@ -1,0 +1,29 @@
+import { describe, expectTypeOf, it } from 'vitest'
+import type { JournalEntry } from '../../src/index.ts'
+import {
+  sandboxGlobalSetup,
+  test,
+  type SandboxFixture,
+} from '../../src/playwright.ts'
+
+describe('customer-token-sandbox/playwright', () => {
+  it('gives each test a typed sandbox fixture beside Playwright’s own', () => {
+    test('typed', async ({ sandbox, request }) => {
+      expectTypeOf(sandbox).toEqualTypeOf<SandboxFixture>()
+      expectTypeOf(sandbox.key).toEqualTypeOf<string>()
+      expectTypeOf(sandbox.clock.advance).returns.toEqualTypeOf<Promise<Date>>()
+      expectTypeOf(sandbox.journal.last).returns.toEqualTypeOf<
+        Promise<JournalEntry | undefined>
+      >()
+      expectTypeOf(request.post).toBeFunction()
+      // @ts-expect-error: operations are a closed set
+      await sandbox.scenarios.next('deleteCustomer', { status: 503 })
+    })
+  })
+  it('takes the server options in the global set-up and the config', () => {
+    expectTypeOf(sandboxGlobalSetup)
+      .parameter(0)
+      .toMatchTypeOf<{ seed?: number; port?: number } | undefined>()
+    test.use({ sandboxUrl: 'http://127.0.0.1:4100' })
+  })
+})
