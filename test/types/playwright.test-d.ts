@@ -2,13 +2,13 @@ import { describe, expectTypeOf, it } from 'vitest'
 import type { JournalEntry } from '../../src/index.ts'
 import {
   sandboxGlobalSetup,
-  test,
+  test as sandboxTest,
   type SandboxFixture,
 } from '../../src/playwright.ts'
 
 describe('customer-token-sandbox/playwright', () => {
   it('gives each test a typed sandbox fixture beside Playwright’s own', () => {
-    test('typed', async ({ sandbox, request }) => {
+    sandboxTest('typed', async ({ sandbox, request }) => {
       expectTypeOf(sandbox).toEqualTypeOf<SandboxFixture>()
       expectTypeOf(sandbox.key).toEqualTypeOf<string>()
       expectTypeOf(sandbox.clock.advance).returns.toEqualTypeOf<Promise<Date>>()
@@ -24,6 +24,9 @@ describe('customer-token-sandbox/playwright', () => {
     expectTypeOf(sandboxGlobalSetup)
       .parameter(0)
       .toMatchTypeOf<{ seed?: number; port?: number } | undefined>()
-    test.use({ sandboxUrl: 'http://127.0.0.1:4100' })
+    // Checked, not run: the config takes the server's URL as an option.
+    const configure = (use: typeof sandboxTest.use) =>
+      use({ sandboxUrl: 'http://127.0.0.1:4100' })
+    expectTypeOf(configure).toBeFunction()
   })
 })
