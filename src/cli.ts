@@ -4,6 +4,7 @@ import packageJson from '../package.json' with { type: 'json' }
 import { DEFAULT_ACCOUNTS, DEMO_KEY_ONE } from '../fixtures/demo-keys.ts'
 import { DataFileError } from './data-file.ts'
 import { DEFAULTS } from './defaults.ts'
+import { SERVER_KEYS } from './verify/config.ts'
 import type { Persona } from './personas.ts'
 import type { RequestLog, SandboxServer, SandboxServerOptions } from './node.ts'
 
@@ -273,20 +274,9 @@ interface CliSettings {
   quiet: boolean
 }
 
+/** What a config file may hold: the server's options and the sandbox's. */
 const CONFIG_KEYS = new Set([
-  'port',
-  'host',
-  'adminToken',
-  'adminOrigins',
-  'allowedHosts',
-  'headersTimeout',
-  'requestTimeout',
-  'keepAliveTimeout',
-  'maxHeadersCount',
-  'maxConnections',
-  'dataFile',
-  'logFormat',
-  'quiet',
+  ...SERVER_KEYS,
   'seed',
   'customers',
   'customersPerAccount',
@@ -309,8 +299,6 @@ const CONFIG_KEYS = new Set([
   'idempotency',
   'limits',
   'fixtures',
-  // Deprecated and ignored: every write is stored before it is answered.
-  'dataFileDelayMs',
 ])
 
 async function readJsonFile(flag: string, path: string): Promise<unknown> {

@@ -10,6 +10,15 @@ import { createSandboxServer, type SandboxServer } from '../src/node.ts'
 import { runVerify } from '../src/verify/index.ts'
 import { spawnCli } from './_spawn.ts'
 
+/** `verify` against `target` with the demo key. */
+const verifyArgs = (target: string): string[] => [
+  'verify',
+  '--target',
+  target,
+  '--key',
+  DEMO_KEY_ONE,
+]
+
 let target: SandboxServer
 const extra: Server[] = []
 
@@ -52,14 +61,7 @@ describe('verify is bounded and polite', { timeout: 60_000 }, () => {
     await target.sandbox.reset()
     const stdout = sink()
     const { exitCode } = await main({
-      args: [
-        'verify',
-        '--target',
-        target.url,
-        '--key',
-        DEMO_KEY_ONE,
-        '--dry-run',
-      ],
+      args: [...verifyArgs(target.url), '--dry-run'],
       stdout,
       stderr: sink(),
       env: {},
@@ -138,11 +140,7 @@ describe('verify is bounded and polite', { timeout: 60_000 }, () => {
       const stdout = sink()
       await main({
         args: [
-          'verify',
-          '--target',
-          target.url,
-          '--key',
-          DEMO_KEY_ONE,
+          ...verifyArgs(target.url),
           '--rate',
           '2000',
           ...(json ? ['--json', '--write-config', configFile] : []),
@@ -187,11 +185,7 @@ describe('verify is bounded and polite', { timeout: 60_000 }, () => {
     const tty = sink(true)
     await main({
       args: [
-        'verify',
-        '--target',
-        target.url,
-        '--key',
-        DEMO_KEY_ONE,
+        ...verifyArgs(target.url),
         '--rate',
         '2000',
         '--max-requests',
@@ -205,11 +199,7 @@ describe('verify is bounded and polite', { timeout: 60_000 }, () => {
     const pipe = sink(false)
     await main({
       args: [
-        'verify',
-        '--target',
-        target.url,
-        '--key',
-        DEMO_KEY_ONE,
+        ...verifyArgs(target.url),
         '--rate',
         '2000',
         '--max-requests',
@@ -270,11 +260,7 @@ describe('a misbehaving target', { timeout: 60_000 }, () => {
       cases.map(async ([kind]) => {
         const url = await misbehaving(kind)
         const cli = spawnCli([
-          'verify',
-          '--target',
-          url,
-          '--key',
-          DEMO_KEY_ONE,
+          ...verifyArgs(url),
           '--timeout',
           '300',
           '--rate',
@@ -326,15 +312,7 @@ describe('a misbehaving target', { timeout: 60_000 }, () => {
   })
 
   it('Ctrl-C stops the CLI cleanly with a partial report', async () => {
-    const cli = spawnCli([
-      'verify',
-      '--target',
-      target.url,
-      '--key',
-      DEMO_KEY_ONE,
-      '--rate',
-      '2',
-    ])
+    const cli = spawnCli([...verifyArgs(target.url), '--rate', '2'])
     // Two requests a second: the battery is far from done when the signal comes.
     await new Promise((resolve) => setTimeout(resolve, 1500))
     cli.child.kill('SIGINT')

@@ -1,6 +1,6 @@
 import type { SandboxOptions } from '../options.ts'
 
-/** Options of the standalone server (and the CLI) that a config file may hold beside the sandbox's. */
+/** Options of the standalone server (and the CLI) that a config file may hold beside the sandbox's; the CLI reads config files with this list. */
 export const SERVER_KEYS: ReadonlySet<string> = new Set([
   'port',
   'host',
@@ -13,10 +13,10 @@ export const SERVER_KEYS: ReadonlySet<string> = new Set([
   'maxHeadersCount',
   'maxConnections',
   'dataFile',
+  // Deprecated and ignored: every write is stored before it is answered.
   'dataFileDelayMs',
   'logFormat',
   'quiet',
-  'from',
 ])
 
 /**
