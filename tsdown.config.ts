@@ -4,10 +4,10 @@ export default defineConfig([
   {
     entry: {
       index: 'src/index.ts',
-      node: 'src/node-entry.ts',
-      browser: 'src/browser.ts',
-      vite: 'src/vite.ts',
-      playwright: 'src/playwright.ts',
+      node: 'src/runtimes/node-entry.ts',
+      browser: 'src/runtimes/browser.ts',
+      vite: 'src/runtimes/vite.ts',
+      playwright: 'src/runtimes/playwright.ts',
     },
     format: 'esm',
     platform: 'neutral',
@@ -19,7 +19,7 @@ export default defineConfig([
   {
     // The CLI is one self-contained file: bundling lets tree-shaking drop the
     // parts of its dependencies it never runs, which halves its start-up.
-    entry: { bin: 'src/bin.ts' },
+    entry: { bin: 'src/cli/bin.ts' },
     format: 'esm',
     platform: 'node',
     fixedExtension: false,

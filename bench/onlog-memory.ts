@@ -9,7 +9,7 @@ import { request } from 'node:http'
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import { DEMO_KEY_ONE } from '../fixtures/demo-keys.ts'
-import { createSandboxServer } from '../src/node.ts'
+import { createSandboxServer } from '../src/runtimes/node.ts'
 
 setFlagsFromString('--expose-gc')
 const gc = runInNewContext('gc') as () => void

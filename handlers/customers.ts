@@ -1,9 +1,9 @@
-import { OPERATIONS } from '../src/operations.ts'
-import { isoTime } from '../src/clock.ts'
-import { SandboxError } from '../src/errors.ts'
-import { checkRoom } from '../src/limits.ts'
-import type { OperationSpec } from '../src/pipeline.ts'
-import { validateBody } from '../src/validation.ts'
+import { OPERATIONS } from '../src/request/operations.ts'
+import { isoTime } from '../src/model/clock.ts'
+import { SandboxError } from '../src/request/errors.ts'
+import { checkRoom } from '../src/request/limits.ts'
+import type { OperationSpec } from '../src/request/pipeline.ts'
+import { validateBody } from '../src/request/validation.ts'
 
 /**
  * `POST /v1/customers`: creates a customer in the caller's account and echoes

@@ -1,11 +1,11 @@
-import type { Route, SandboxContext } from '../src/context.ts'
+import type { Route, SandboxContext } from '../src/request/context.ts'
 import { z } from 'zod'
 import {
   SandboxError,
   validationError,
   type FieldError,
-} from '../src/errors.ts'
-import { json, STORAGE_RETRY_AFTER_SECONDS } from '../src/pipeline.ts'
+} from '../src/request/errors.ts'
+import { json, STORAGE_RETRY_AFTER_SECONDS } from '../src/request/pipeline.ts'
 import type { SandboxCore } from '../src/sandbox.ts'
 import {
   ApiKeyBodySchema,
@@ -13,15 +13,15 @@ import {
   LatencyBodySchema,
   ScenarioBodySchema,
   SnapshotBodySchema,
-} from '../src/schemas.ts'
+} from '../src/model/schemas.ts'
 import packageJson from '../package.json' with { type: 'json' }
 import { createOpenApiDocument } from '../src/openapi.ts'
-import type { SandboxClock } from '../src/clock.ts'
-import type { Scenario, Scenarios } from '../src/scenarios.ts'
-import { maskSession } from '../src/secrets.ts'
-import { runSurface, type SurfaceCall } from '../src/surface.ts'
-import { clip } from '../src/validation.ts'
-import { LimitReachedError } from '../src/limits.ts'
+import type { SandboxClock } from '../src/model/clock.ts'
+import type { Scenario, Scenarios } from '../src/request/scenarios.ts'
+import { maskSession } from '../src/model/secrets.ts'
+import { runSurface, type SurfaceCall } from '../src/request/surface.ts'
+import { clip } from '../src/request/validation.ts'
+import { LimitReachedError } from '../src/request/limits.ts'
 
 type SurfaceResolver = (call: SurfaceCall) => Response | Promise<Response>
 

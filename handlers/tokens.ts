@@ -1,10 +1,10 @@
-import { OPERATIONS } from '../src/operations.ts'
-import { hasScope, requireScope } from '../src/auth.ts'
-import { isoTime, MAX_CLOCK_MS } from '../src/clock.ts'
-import { SandboxError, validationError } from '../src/errors.ts'
-import { checkRoom } from '../src/limits.ts'
-import type { OperationSpec } from '../src/pipeline.ts'
-import { validateBody } from '../src/validation.ts'
+import { OPERATIONS } from '../src/request/operations.ts'
+import { hasScope, requireScope } from '../src/request/auth.ts'
+import { isoTime, MAX_CLOCK_MS } from '../src/model/clock.ts'
+import { SandboxError, validationError } from '../src/request/errors.ts'
+import { checkRoom } from '../src/request/limits.ts'
+import type { OperationSpec } from '../src/request/pipeline.ts'
+import { validateBody } from '../src/request/validation.ts'
 
 /**
  * `POST /v2/tokens`: mints a scoped, expiring token for the caller's account.

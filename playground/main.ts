@@ -4,11 +4,11 @@ import {
   type FixtureApiKey,
 } from '../fixtures/demo-keys.ts'
 import type { Assumption } from '../src/assumptions.ts'
-import { STATUS_TEXT } from '../src/errors.ts'
-import type { JournalEntry } from '../src/journal.ts'
-import type { Persona } from '../src/personas.ts'
+import { STATUS_TEXT } from '../src/request/errors.ts'
+import type { JournalEntry } from '../src/request/journal.ts'
+import type { Persona } from '../src/model/personas.ts'
 import type { SandboxState } from '../src/sandbox.ts'
-import { maskSecret } from '../src/secrets.ts'
+import { maskSecret } from '../src/model/secrets.ts'
 import { chooseMode } from './mode.ts'
 
 const PERSIST_FLAG = 'customer-token-sandbox:playground:persist'
@@ -62,7 +62,7 @@ let restored = false
 if (mode.kind === 'page') {
   // @note Loaded only in this mode: the sandbox and its seed data are most
   // of the playground's bytes, and a page showing a server needs none.
-  const { startSandboxWorker } = await import('../src/browser.ts')
+  const { startSandboxWorker } = await import('../src/runtimes/browser.ts')
   const started = await startSandboxWorker({
     persist: persist ? STORAGE_KEY : false,
     serviceWorker: {

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
 import { defineConfig, type Plugin } from 'vite'
-import { resolveWorkerSource, sandbox } from '../src/vite.ts'
+import { resolveWorkerSource, sandbox } from '../src/runtimes/vite.ts'
 
 const root = fileURLToPath(new URL('.', import.meta.url))
 

@@ -3,9 +3,9 @@
  * comments (`<!-- keys:start -->` … `<!-- keys:end -->`, and the same for
  * `errors` and `assumptions`):
  * - keys: the documented keys and accounts (`fixtures/demo-keys.ts`);
- * - errors: the error registry (`src/errors.ts`);
+ * - errors: the error registry (`src/request/errors.ts`);
  * - assumptions: the assumption ledger (`src/assumptions.ts`), with the CLI
- *   flag of each option when the server has one (`src/cli.ts`).
+ *   flag of each option when the server has one (`src/cli/cli.ts`).
  *
  * `tsx scripts/docs.ts` rewrites README.md; `--check` changes nothing and
  * exits 1, naming the stale tables, when README.md is not up to date.
@@ -14,20 +14,20 @@ import { readFile, writeFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
 import { DEFAULT_ACCOUNTS } from '../fixtures/demo-keys.ts'
 import { LEDGER } from '../src/assumptions.ts'
-import { USAGE } from '../src/cli.ts'
-import { ERROR_REGISTRY } from '../src/errors.ts'
+import { USAGE } from '../src/cli/cli.ts'
+import { ERROR_REGISTRY } from '../src/request/errors.ts'
 import {
   PERSONA_RATE_LIMIT,
   PERSONA_SLOW_MS,
   type Persona,
-} from '../src/personas.ts'
+} from '../src/model/personas.ts'
 
 const README = new URL('../README.md', import.meta.url)
 
 /** The generated tables, by marker name, and the file each one comes from. */
 export const BLOCK_SOURCES = {
   keys: 'fixtures/demo-keys.ts',
-  errors: 'src/errors.ts',
+  errors: 'src/request/errors.ts',
   assumptions: 'src/assumptions.ts',
 } as const
 

@@ -1,4 +1,4 @@
-export { createSandbox } from './create-sandbox.ts'
+export { createSandbox } from './runtimes/create-sandbox.ts'
 export { resolveOptions, DEFAULT_SCOPES } from './options.ts'
 export { DEFAULTS } from './defaults.ts'
 export {
@@ -6,15 +6,15 @@ export {
   SandboxError,
   problemJson,
   PROBLEM_TYPE_BASE,
-} from './errors.ts'
+} from './request/errors.ts'
 export { LEDGER, assumptionLedger } from './assumptions.ts'
 export {
   CustomerSchema,
   TokenSchema,
   createCustomerBodySchema,
   createTokenBodySchema,
-} from './schemas.ts'
-export { maskSecret } from './secrets.ts'
+} from './model/schemas.ts'
+export { maskSecret } from './model/secrets.ts'
 export {
   DEMO_KEY_ONE,
   DEMO_KEY_TWO,
@@ -26,7 +26,11 @@ export {
   PERSONA_READ_ONLY_KEY,
   DEFAULT_ACCOUNTS,
 } from '../fixtures/demo-keys.ts'
-export { PERSONAS, PERSONA_SLOW_MS, READ_ONLY_SCOPES } from './personas.ts'
+export {
+  PERSONAS,
+  PERSONA_SLOW_MS,
+  READ_ONLY_SCOPES,
+} from './model/personas.ts'
 export { createOpenApiDocument } from './openapi.ts'
 
 export type {
@@ -40,24 +44,24 @@ export type {
   ErrorFormatter,
   FieldError,
   Problem,
-} from './errors.ts'
+} from './request/errors.ts'
 export type { Assumption } from './assumptions.ts'
-export type { SandboxCollections } from './db.ts'
-export type { SandboxClock, ClockAfterSet } from './clock.ts'
+export type { SandboxCollections } from './model/db.ts'
+export type { SandboxClock, ClockAfterSet } from './model/clock.ts'
 export type {
   AccountClock,
   AccountControls,
   AccountScenarios,
-} from './account-controls.ts'
-export type { Journal, JournalEntry, Operation } from './journal.ts'
+} from './request/account-controls.ts'
+export type { Journal, JournalEntry, Operation } from './request/journal.ts'
 export type {
   Scenario,
   ScenarioEffect,
   ScenarioOptions,
   Scenarios,
   LatencyRange,
-} from './scenarios.ts'
-export type { Persona } from './personas.ts'
+} from './request/scenarios.ts'
+export type { Persona } from './model/personas.ts'
 export type {
   Sandbox,
   SandboxCore,
@@ -77,5 +81,5 @@ export type {
   CustomerRecord,
   SandboxData,
   SandboxSession,
-} from './schemas.ts'
+} from './model/schemas.ts'
 export type { FixtureAccount, FixtureApiKey } from '../fixtures/demo-keys.ts'

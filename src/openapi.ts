@@ -1,4 +1,4 @@
-import { OPERATION_NAMES, OPERATIONS } from './operations.ts'
+import { OPERATION_NAMES, OPERATIONS } from './request/operations.ts'
 import { z } from 'zod'
 import { createFaker, seedCustomers } from '../fixtures/seed.ts'
 import { LEDGER } from './assumptions.ts'
@@ -10,8 +10,8 @@ import {
   problemJson,
   type ErrorCode,
   type ErrorFormatter,
-} from './errors.ts'
-import { createIdGenerator } from './ids.ts'
+} from './request/errors.ts'
+import { createIdGenerator } from './model/ids.ts'
 import type { ResolvedOptions } from './options.ts'
 import {
   ApiKeyBodySchema,
@@ -25,7 +25,7 @@ import {
   TokenSchema,
   createCustomerBodySchema,
   createTokenBodySchema,
-} from './schemas.ts'
+} from './model/schemas.ts'
 
 type JsonObject = Record<string, unknown>
 

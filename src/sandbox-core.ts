@@ -10,31 +10,31 @@ import { accountRoutes } from '../handlers/account.ts'
 import {
   createAccountControls,
   type AccountControls,
-} from './account-controls.ts'
+} from './request/account-controls.ts'
 import { assumptionLedger } from './assumptions.ts'
-import { createClock } from './clock.ts'
-import type { SandboxContext, StorageHook } from './context.ts'
-import { createDatabase, type Database } from './db.ts'
-import { createIdempotencyStore } from './idempotency.ts'
+import { createClock } from './model/clock.ts'
+import type { SandboxContext, StorageHook } from './request/context.ts'
+import { createDatabase, type Database } from './model/db.ts'
+import { createIdempotencyStore } from './request/idempotency.ts'
 import {
   createIdGenerator,
   createCryptoRandom,
   createSeededRandom,
   type IdKind,
-} from './ids.ts'
-import { createJournal, type JournalEntry } from './journal.ts'
-import { checkRoom, limitHint, LimitReachedError } from './limits.ts'
+} from './model/ids.ts'
+import { createJournal, type JournalEntry } from './request/journal.ts'
+import { checkRoom, limitHint, LimitReachedError } from './request/limits.ts'
 import {
   resolveOptions,
   type ResolvedOptions,
   type SandboxOptions,
 } from './options.ts'
-import { createRateLimiter } from './rate-limit.ts'
-import { PERSONA_RATE_LIMIT } from './personas.ts'
-import { operationRoute } from './pipeline.ts'
-import { createRouter, type Router } from './router.ts'
+import { createRateLimiter } from './request/rate-limit.ts'
+import { PERSONA_RATE_LIMIT } from './model/personas.ts'
+import { operationRoute } from './request/pipeline.ts'
+import { createRouter, type Router } from './request/router.ts'
 import type { AccountView, SandboxCore, TokenView } from './sandbox.ts'
-import { createScenarios } from './scenarios.ts'
+import { createScenarios } from './request/scenarios.ts'
 import {
   SANDBOX_DATA_FORMAT,
   SANDBOX_DATA_VERSION,
@@ -47,8 +47,8 @@ import {
   type SandboxData,
   type SandboxSession,
   type TokenRecord,
-} from './schemas.ts'
-import { isMaskedSecret, maskSecret } from './secrets.ts'
+} from './model/schemas.ts'
+import { isMaskedSecret, maskSecret } from './model/secrets.ts'
 
 /** What a host (the server) gives the core besides options. */
 export interface SandboxAdapter {

@@ -1,12 +1,16 @@
 import type { RequestHandler } from 'msw'
-import type { AccountControls } from './account-controls.ts'
+import type { AccountControls } from './request/account-controls.ts'
 import type { Assumption } from './assumptions.ts'
-import type { SandboxCollections } from './db.ts'
-import type { SandboxClock } from './clock.ts'
-import type { Journal } from './journal.ts'
+import type { SandboxCollections } from './model/db.ts'
+import type { SandboxClock } from './model/clock.ts'
+import type { Journal } from './request/journal.ts'
 import type { ResolvedOptions } from './options.ts'
-import type { Scenarios } from './scenarios.ts'
-import type { CustomerRecord, SandboxData, SandboxSession } from './schemas.ts'
+import type { Scenarios } from './request/scenarios.ts'
+import type {
+  CustomerRecord,
+  SandboxData,
+  SandboxSession,
+} from './model/schemas.ts'
 
 /** An API key as inspection shows it: masked. */
 export interface ApiKeyView {

@@ -8,7 +8,7 @@ import {
 import { createServer, type InlineConfig, type ViteDevServer } from 'vite'
 import { afterAll, afterEach, beforeAll, expect, inject } from 'vitest'
 import { CHROMIUM_ARGS } from '../scripts/find-chromium.mjs'
-import type { SandboxWorker } from '../src/browser.ts'
+import type { SandboxWorker } from '../src/runtimes/browser.ts'
 
 declare global {
   interface Window {

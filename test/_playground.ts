@@ -1,7 +1,10 @@
 import type { Page } from 'playwright-core'
 import { afterEach, beforeEach, expect } from 'vitest'
 import { DEMO_KEY_ONE } from '../fixtures/demo-keys.ts'
-import { createSandboxServer, type SandboxServer } from '../src/node.ts'
+import {
+  createSandboxServer,
+  type SandboxServer,
+} from '../src/runtimes/node.ts'
 import { useBrowser } from './_browser.ts'
 
 /** The playground's test bench: what a test opens, clicks and asks the server. */

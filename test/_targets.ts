@@ -3,7 +3,7 @@ import { afterEach } from 'vitest'
 import { createSandbox } from '../src/index.ts'
 import type { SandboxCore, SandboxOptions } from '../src/index.ts'
 import { DEMO_KEY_ONE } from '../fixtures/demo-keys.ts'
-import { createSandboxServer } from '../src/node.ts'
+import { createSandboxServer } from '../src/runtimes/node.ts'
 import { checkResponse } from './_openapi.ts'
 
 /** A sandbox under test, reached through one adapter. */

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { DEMO_KEY_ONE } from '../fixtures/demo-keys.ts'
 import { createSandbox } from '../src/index.ts'
-import { createSandboxServer } from '../src/node.ts'
+import { createSandboxServer } from '../src/runtimes/node.ts'
 import { send, targets, type Client } from './_targets.ts'
 
 const customer = { name: 'Ada', email: 'ada@example.com' }

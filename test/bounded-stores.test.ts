@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest'
-import { createIdempotencyStore } from '../src/idempotency.ts'
-import { createJournal } from '../src/journal.ts'
-import { createRateLimiter } from '../src/rate-limit.ts'
+import { createIdempotencyStore } from '../src/request/idempotency.ts'
+import { createJournal } from '../src/request/journal.ts'
+import { createRateLimiter } from '../src/request/rate-limit.ts'
 
 const stored = { status: 201, headers: [], body: '{}' }
 

@@ -7,7 +7,7 @@ import { promisify } from 'node:util'
 import { afterEach, expect, it } from 'vitest'
 import packageJson from '../package.json' with { type: 'json' }
 import { DEMO_KEY_ONE } from '../fixtures/demo-keys.ts'
-import { readDataFile } from '../src/data-file.ts'
+import { readDataFile } from '../src/model/data-file.ts'
 import { spawnCli, type Spawned } from './_spawn.ts'
 
 const running: Spawned[] = []

@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { isoTime } from '../src/clock.ts'
+import { isoTime } from '../src/model/clock.ts'
 import { createSandbox } from '../src/index.ts'
 import { send, targets, type Client } from './_targets.ts'
 

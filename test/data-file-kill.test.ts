@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { expect, it } from 'vitest'
 import { DEMO_KEY_ONE } from '../fixtures/demo-keys.ts'
-import { readDataFile } from '../src/data-file.ts'
+import { readDataFile } from '../src/model/data-file.ts'
 import { createSandbox } from '../src/index.ts'
 import { spawnCli } from './_spawn.ts'
 

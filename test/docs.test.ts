@@ -7,12 +7,12 @@ import {
   staleBlocks,
 } from '../scripts/docs.ts'
 import { LEDGER } from '../src/assumptions.ts'
-import { ERROR_REGISTRY } from '../src/errors.ts'
+import { ERROR_REGISTRY } from '../src/request/errors.ts'
 import { resolveOptions } from '../src/options.ts'
 import {
   DEFAULT_SERVER_LIMITS,
   type SandboxServerOptions,
-} from '../src/node.ts'
+} from '../src/runtimes/node.ts'
 
 const readme = await readFile(new URL('../README.md', import.meta.url), 'utf8')
 

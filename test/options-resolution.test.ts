@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { LEDGER } from '../src/assumptions.ts'
-import { USAGE } from '../src/cli.ts'
+import { USAGE } from '../src/cli/cli.ts'
 import {
   createSandbox,
   DEFAULT_ACCOUNTS,

@@ -7,8 +7,11 @@ import { Writable } from 'node:stream'
 import { build } from 'vite'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { DEMO_KEY_ONE } from '../fixtures/demo-keys.ts'
-import { main } from '../src/cli.ts'
-import { createSandboxServer, type SandboxServer } from '../src/node.ts'
+import { main } from '../src/cli/cli.ts'
+import {
+  createSandboxServer,
+  type SandboxServer,
+} from '../src/runtimes/node.ts'
 
 // The standalone server's static files: the playground at `/`, nothing else.
 let folder: string

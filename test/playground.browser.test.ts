@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest'
 import { DEMO_KEY_ONE } from '../fixtures/demo-keys.ts'
-import { createSandboxServer } from '../src/node.ts'
+import { createSandboxServer } from '../src/runtimes/node.ts'
 import { screenshot, startDevServer } from './_browser.ts'
 import {
   customerRows,

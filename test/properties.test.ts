@@ -6,10 +6,10 @@ import {
   ERROR_REGISTRY,
   REVOKED_KEY,
 } from '../src/index.ts'
-import { CustomerSchema, TokenSchema } from '../src/schemas.ts'
+import { CustomerSchema, TokenSchema } from '../src/model/schemas.ts'
 import { send, targets, type Client } from './_targets.ts'
 import { rawExchange } from './_raw.ts'
-import { createSandboxServer } from '../src/node.ts'
+import { createSandboxServer } from '../src/runtimes/node.ts'
 
 const MIB = 1_048_576
 const CATALOG = ['customers:read', 'customers:write', 'tokens:write']

@@ -3,11 +3,14 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DEMO_KEY_ONE } from '../fixtures/demo-keys.ts'
-import { main } from '../src/cli.ts'
+import { main } from '../src/cli/cli.ts'
 import { createSandbox } from '../src/index.ts'
-import { createSandboxServer, type SandboxServer } from '../src/node.ts'
-import { startRecorder } from '../src/record.ts'
-import { verifyRecorded } from '../src/verify/offline.ts'
+import {
+  createSandboxServer,
+  type SandboxServer,
+} from '../src/runtimes/node.ts'
+import { startRecorder } from '../src/cli/record.ts'
+import { verifyRecorded } from '../src/cli/verify/offline.ts'
 import { spawnCli } from './_spawn.ts'
 
 let dir: string

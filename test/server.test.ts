@@ -1,7 +1,10 @@
 import { request as httpRequest } from 'node:http'
 import { afterEach, expect, it } from 'vitest'
 import { DEMO_KEY_ONE } from '../fixtures/demo-keys.ts'
-import { createSandboxServer, type SandboxServer } from '../src/node.ts'
+import {
+  createSandboxServer,
+  type SandboxServer,
+} from '../src/runtimes/node.ts'
 
 const servers: SandboxServer[] = []
 afterEach(async () => {

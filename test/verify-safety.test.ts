@@ -5,9 +5,12 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DEMO_KEY_ONE } from '../fixtures/demo-keys.ts'
-import { main } from '../src/cli.ts'
-import { createSandboxServer, type SandboxServer } from '../src/node.ts'
-import { runVerify } from '../src/verify/index.ts'
+import { main } from '../src/cli/cli.ts'
+import {
+  createSandboxServer,
+  type SandboxServer,
+} from '../src/runtimes/node.ts'
+import { runVerify } from '../src/cli/verify/index.ts'
 import { spawnCli } from './_spawn.ts'
 
 /** `verify` against `target` with the demo key. */

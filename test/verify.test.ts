@@ -5,10 +5,13 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DEMO_KEY_ONE } from '../fixtures/demo-keys.ts'
-import { main, readConfig } from '../src/cli.ts'
-import { createSandboxServer, type SandboxServer } from '../src/node.ts'
-import { runVerify, type VerifyReport } from '../src/verify/index.ts'
-import type { SandboxServerOptions } from '../src/node.ts'
+import { main, readConfig } from '../src/cli/cli.ts'
+import {
+  createSandboxServer,
+  type SandboxServer,
+} from '../src/runtimes/node.ts'
+import { runVerify, type VerifyReport } from '../src/cli/verify/index.ts'
+import type { SandboxServerOptions } from '../src/runtimes/node.ts'
 import { spawnCli } from './_spawn.ts'
 
 // A "live" service: a sandbox whose every configurable assumption is off the default.
@@ -334,7 +337,7 @@ describe.concurrent(
         expect(shape.observed).toContain('0 of')
         expect(shape.inexpressible).toMatch(/no config file can hold it/)
         expect(result.config).not.toHaveProperty('errorFormat')
-        const text = (await import('../src/verify/report.ts')).formatReport(
+        const text = (await import('../src/cli/verify/report.ts')).formatReport(
           result,
         )
         expect(text).toContain(

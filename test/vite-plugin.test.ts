@@ -3,7 +3,11 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { build, createServer } from 'vite'
 import { expect, it } from 'vitest'
-import { injectStart, resolveWorkerSource, sandbox } from '../src/vite.ts'
+import {
+  injectStart,
+  resolveWorkerSource,
+  sandbox,
+} from '../src/runtimes/vite.ts'
 
 const root = new URL('..', import.meta.url).pathname
 const example = new URL('../examples/vite-app/', import.meta.url).pathname

@@ -6,7 +6,7 @@ import {
   PERSONA_READ_ONLY_KEY,
   REVOKED_KEY,
 } from '../fixtures/demo-keys.ts'
-import { sandbox } from '../src/vite.ts'
+import { sandbox } from '../src/runtimes/vite.ts'
 import { fetchIn, postIn, startDevServer, useBrowser } from './_browser.ts'
 
 // A page served by Vite's dev server, the worker script by our plugin: the

@@ -4,7 +4,10 @@ import { join } from 'node:path'
 import { afterEach, expect, it } from 'vitest'
 import { DEMO_KEY_ONE, DEMO_KEY_TWO } from '../../fixtures/demo-keys.ts'
 import { createSandbox } from '../../src/index.ts'
-import { createSandboxServer, type SandboxServer } from '../../src/node.ts'
+import {
+  createSandboxServer,
+  type SandboxServer,
+} from '../../src/runtimes/node.ts'
 import { httpExchange } from '../_raw.ts'
 import { spawnCli } from '../_spawn.ts'
 

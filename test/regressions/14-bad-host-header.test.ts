@@ -1,6 +1,9 @@
 import { afterEach, expect, it, vi } from 'vitest'
 import { DEMO_KEY_ONE } from '../../fixtures/demo-keys.ts'
-import { createSandboxServer, type SandboxServer } from '../../src/node.ts'
+import {
+  createSandboxServer,
+  type SandboxServer,
+} from '../../src/runtimes/node.ts'
 import { spawnCli, type Spawned } from '../_spawn.ts'
 import { httpExchange, rawExchange } from '../_raw.ts'
 

@@ -3,7 +3,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, expect, it } from 'vitest'
 import { DEMO_KEY_ONE } from '../../fixtures/demo-keys.ts'
-import { createSandboxServer, type SandboxServer } from '../../src/node.ts'
+import {
+  createSandboxServer,
+  type SandboxServer,
+} from '../../src/runtimes/node.ts'
 
 const folders: string[] = []
 const servers: SandboxServer[] = []

@@ -1,7 +1,10 @@
 import { connect } from 'node:net'
 import { afterEach, expect, it } from 'vitest'
 import { DEMO_KEY_ONE } from '../../fixtures/demo-keys.ts'
-import { createSandboxServer, type SandboxServer } from '../../src/node.ts'
+import {
+  createSandboxServer,
+  type SandboxServer,
+} from '../../src/runtimes/node.ts'
 import { httpExchange } from '../_raw.ts'
 
 const servers: SandboxServer[] = []

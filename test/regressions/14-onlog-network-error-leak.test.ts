@@ -5,7 +5,7 @@ import {
   createSandboxServer,
   type RequestLog,
   type SandboxServer,
-} from '../../src/node.ts'
+} from '../../src/runtimes/node.ts'
 
 const servers: SandboxServer[] = []
 afterEach(async () => {

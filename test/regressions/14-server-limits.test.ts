@@ -1,7 +1,10 @@
 import { connect, type Socket } from 'node:net'
 import { afterEach, expect, it } from 'vitest'
 import { DEMO_KEY_ONE } from '../../fixtures/demo-keys.ts'
-import { createSandboxServer, type SandboxServer } from '../../src/node.ts'
+import {
+  createSandboxServer,
+  type SandboxServer,
+} from '../../src/runtimes/node.ts'
 import { rawExchange } from '../_raw.ts'
 import { spawnCli } from '../_spawn.ts'
 

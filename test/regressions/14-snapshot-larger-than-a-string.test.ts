@@ -4,12 +4,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { afterEach, expect, it } from 'vitest'
-import { writeSnapshot } from '../../src/data-file.ts'
+import { writeSnapshot } from '../../src/model/data-file.ts'
 import {
   SANDBOX_DATA_FORMAT,
   SANDBOX_DATA_VERSION,
   type SandboxData,
-} from '../../src/schemas.ts'
+} from '../../src/model/schemas.ts'
 
 const folders: string[] = []
 afterEach(async () => {

@@ -3,7 +3,10 @@ import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, expect, it } from 'vitest'
-import { createSandboxServer, type SandboxServer } from '../../src/node.ts'
+import {
+  createSandboxServer,
+  type SandboxServer,
+} from '../../src/runtimes/node.ts'
 
 const folders: string[] = []
 const servers: SandboxServer[] = []

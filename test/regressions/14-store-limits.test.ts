@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream'
 import { expect, it } from 'vitest'
 import { DEMO_KEY_ONE, DEMO_KEY_TWO } from '../../fixtures/demo-keys.ts'
-import { main } from '../../src/cli.ts'
+import { main } from '../../src/cli/cli.ts'
 import { createSandbox } from '../../src/index.ts'
 import { inProcess, send, type Client } from '../_targets.ts'
 

@@ -3,8 +3,11 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, expect, it } from 'vitest'
 import { DEMO_KEY_ONE } from '../../fixtures/demo-keys.ts'
-import { readDataFile } from '../../src/data-file.ts'
-import { createSandboxServer, type SandboxServer } from '../../src/node.ts'
+import { readDataFile } from '../../src/model/data-file.ts'
+import {
+  createSandboxServer,
+  type SandboxServer,
+} from '../../src/runtimes/node.ts'
 
 const folders: string[] = []
 const servers: SandboxServer[] = []

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, expect, it } from 'vitest'
 import { DEMO_KEY_ONE } from '../../fixtures/demo-keys.ts'
-import { readDataFile } from '../../src/data-file.ts'
-import { createSandboxServer } from '../../src/node.ts'
+import { readDataFile } from '../../src/model/data-file.ts'
+import { createSandboxServer } from '../../src/runtimes/node.ts'
 import { spawnCli, type Spawned } from '../_spawn.ts'
 
 const folders: string[] = []

@@ -1,7 +1,7 @@
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import addFormats from 'ajv-formats'
 import { expect, it } from 'vitest'
-import { EMAIL_PATTERN } from '../../src/schemas.ts'
+import { EMAIL_PATTERN } from '../../src/model/schemas.ts'
 import { inProcess, send } from '../_targets.ts'
 
 const ADDRESSES = [

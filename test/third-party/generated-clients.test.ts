@@ -9,7 +9,10 @@ import { createClient as generateHeyApi } from '@hey-api/openapi-ts'
 import openapiTS, { astToString } from 'openapi-typescript'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { DEMO_KEY_ONE } from '../../src/index.ts'
-import { createSandboxServer, type SandboxServer } from '../../src/node.ts'
+import {
+  createSandboxServer,
+  type SandboxServer,
+} from '../../src/runtimes/node.ts'
 
 // Issue 15: clients generated from the served document by tools the sandbox
 // did not write, in their default settings, compiled under `strict` and run

@@ -3,7 +3,10 @@ import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { DEMO_KEY_ONE, REVOKED_KEY } from '../../src/index.ts'
-import { createSandboxServer, type SandboxServer } from '../../src/node.ts'
+import {
+  createSandboxServer,
+  type SandboxServer,
+} from '../../src/runtimes/node.ts'
 
 // Issue 15: Stoplight Prism, as a validation proxy in front of the server,
 // checks each request and each answer against openapi.json on its own terms.

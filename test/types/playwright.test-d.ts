@@ -4,7 +4,7 @@ import {
   sandboxGlobalSetup,
   test as sandboxTest,
   type SandboxFixture,
-} from '../../src/playwright.ts'
+} from '../../src/runtimes/playwright.ts'
 
 describe('customer-token-sandbox/playwright', () => {
   it('gives each test a typed sandbox fixture beside Playwright’s own', () => {

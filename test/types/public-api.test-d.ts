@@ -17,7 +17,7 @@ import {
   createSandboxServer,
   setupSandboxServer,
   type SandboxServer,
-} from '../../src/node-entry.ts'
+} from '../../src/runtimes/node-entry.ts'
 
 describe('the public API', () => {
   it("sets up msw's own server with the sandbox handlers, onUnhandled a closed set", () => {

@@ -1,7 +1,7 @@
-import { DEMO_KEY_ONE } from '../../fixtures/demo-keys.ts'
-import { LEDGER } from '../assumptions.ts'
-import { resolveOptions } from '../options.ts'
-import { createSandboxCore } from '../sandbox-core.ts'
+import { DEMO_KEY_ONE } from '../../../fixtures/demo-keys.ts'
+import { LEDGER } from '../../assumptions.ts'
+import { resolveOptions } from '../../options.ts'
+import { createSandboxCore } from '../../sandbox-core.ts'
 import { sandboxOptionsOf } from './config.ts'
 import {
   NOT_PROBED,

@@ -1,7 +1,7 @@
-import type { Database } from './db.ts'
+import type { Database } from '../model/db.ts'
 import { SandboxError } from './errors.ts'
-import { READ_ONLY_SCOPES, type Persona } from './personas.ts'
-import { constantTimeEqual, maskSecret } from './secrets.ts'
+import { READ_ONLY_SCOPES, type Persona } from '../model/personas.ts'
+import { constantTimeEqual, maskSecret } from '../model/secrets.ts'
 
 /** The realm of every `WWW-Authenticate` challenge. */
 export const REALM = 'sandbox'

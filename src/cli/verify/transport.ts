@@ -1,6 +1,6 @@
 import { request as httpRequest } from 'node:http'
 import { request as httpsRequest } from 'node:https'
-import { maskSecret } from '../secrets.ts'
+import { maskSecret } from '../../model/secrets.ts'
 
 /** The only two operations `verify` ever calls. */
 export const OPERATION_PATHS = ['/v1/customers', '/v2/tokens'] as const

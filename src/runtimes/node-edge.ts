@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http'
-import { SandboxError } from './errors.ts'
+import { SandboxError } from '../request/errors.ts'
 
 /**
  * The standalone server's edge: what it checks of a request before anything

@@ -1,7 +1,7 @@
 import { toMswHandlers } from './msw.ts'
-import type { SandboxOptions } from './options.ts'
-import type { Sandbox } from './sandbox.ts'
-import { createSandboxCore } from './sandbox-core.ts'
+import type { SandboxOptions } from '../options.ts'
+import type { Sandbox } from '../sandbox.ts'
+import { createSandboxCore } from '../sandbox-core.ts'
 
 /**
  * Creates a sandbox of the Customer and Token Service: its own data, clock,

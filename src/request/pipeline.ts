@@ -4,7 +4,7 @@ import { FastResponse } from 'srvx'
 import { authenticate, REALM, requireScope, type Principal } from './auth.ts'
 import type { Exchange, Route, RouteCall, SandboxContext } from './context.ts'
 import { SandboxError, STATUS_TEXT, validationError } from './errors.ts'
-import type { CreatedRecord } from './db.ts'
+import type { CreatedRecord } from '../model/db.ts'
 import type { Operation } from './journal.ts'
 import { LimitReachedError, limitHint } from './limits.ts'
 import { renderError } from './router.ts'
@@ -16,9 +16,9 @@ import {
   type BodyTypes,
 } from './validation.ts'
 import type { StoredResponse } from './idempotency.ts'
-import { PERSONA_RATE_LIMIT, PERSONA_SLOW_MS } from './personas.ts'
-import { sleep, hashString } from './_utils.ts'
-import type { SandboxClock } from './clock.ts'
+import { PERSONA_RATE_LIMIT, PERSONA_SLOW_MS } from '../model/personas.ts'
+import { sleep, hashString } from '../_utils.ts'
+import type { SandboxClock } from '../model/clock.ts'
 
 /** What an operation's own step returns: the status and body of its success. */
 export interface OperationResult {

@@ -1,7 +1,7 @@
 import { test as base } from '@playwright/test'
-import type { JournalEntry, Operation } from './journal.ts'
+import type { JournalEntry, Operation } from '../request/journal.ts'
 import type { SandboxServer, SandboxServerOptions } from './node.ts'
-import type { ScenarioOptions } from './scenarios.ts'
+import type { ScenarioOptions } from '../request/scenarios.ts'
 
 /** The environment variable that names a running sandbox for the fixture. */
 export const SANDBOX_URL_ENV = 'CUSTOMER_TOKEN_SANDBOX_URL'

@@ -1,4 +1,4 @@
-import { MAX_DELAY_MS } from './defaults.ts'
+import { MAX_DELAY_MS } from '../defaults.ts'
 import type { Operation } from './journal.ts'
 import { limitHint, LimitReachedError } from './limits.ts'
 

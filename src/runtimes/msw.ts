@@ -1,5 +1,5 @@
 import { http, type RequestHandler } from 'msw'
-import type { Router } from './router.ts'
+import type { Router } from '../request/router.ts'
 
 /**
  * Binds the route table as MSW handlers. Each is one line: every handler

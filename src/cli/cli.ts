@@ -1,12 +1,16 @@
 import { readFile } from 'node:fs/promises'
 import { parseArgs, styleText } from 'node:util'
-import packageJson from '../package.json' with { type: 'json' }
-import { DEFAULT_ACCOUNTS, DEMO_KEY_ONE } from '../fixtures/demo-keys.ts'
-import { DataFileError } from './data-file.ts'
-import { DEFAULTS } from './defaults.ts'
+import packageJson from '../../package.json' with { type: 'json' }
+import { DEFAULT_ACCOUNTS, DEMO_KEY_ONE } from '../../fixtures/demo-keys.ts'
+import { DataFileError } from '../model/data-file.ts'
+import { DEFAULTS } from '../defaults.ts'
 import { SERVER_KEYS } from './verify/config.ts'
-import type { Persona } from './personas.ts'
-import type { RequestLog, SandboxServer, SandboxServerOptions } from './node.ts'
+import type { Persona } from '../model/personas.ts'
+import type {
+  RequestLog,
+  SandboxServer,
+  SandboxServerOptions,
+} from '../runtimes/node.ts'
 
 const NAME = 'customer-token-sandbox'
 
@@ -418,7 +422,7 @@ async function resolveSettings(
   ] as const) {
     if (str(flag) !== undefined) options[option] = int(flag, str(flag)!)
   }
-  // @note Read where the error is reported (src/report.ts), in this process.
+  // @note Read where the error is reported (src/cli/report.ts), in this process.
   if (v.debug) process.env.SANDBOX_DEBUG = '1'
   if (str('log-format') !== undefined)
     settings.logFormat = oneOf('log-format', str('log-format')!, [
@@ -562,7 +566,8 @@ export async function main({
   }
 
   // @note Loaded only to serve: --help and --version stay instant.
-  const { createSandboxServer, SandboxStartError } = await import('./node.ts')
+  const { createSandboxServer, SandboxStartError } =
+    await import('../runtimes/node.ts')
   const progress = createProgress(stdout, json || settings.quiet, paint)
   let server: SandboxServer
   try {

@@ -12,7 +12,7 @@ import { dirname, basename, join } from 'node:path'
 import { createInterface } from 'node:readline'
 import type { CreatedRecord } from './db.ts'
 import type { SandboxData } from './schemas.ts'
-import type { SandboxCore } from './sandbox.ts'
+import type { SandboxCore } from '../sandbox.ts'
 
 /** A data file that cannot be used: the server refuses to start and leaves it untouched. */
 export class DataFileError extends Error {

@@ -1,8 +1,8 @@
 import { createServer, type IncomingMessage } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { rename, writeFile } from 'node:fs/promises'
-import { createSandboxCore } from './sandbox-core.ts'
-import { maskSecret } from './secrets.ts'
+import { createSandboxCore } from '../sandbox-core.ts'
+import { maskSecret } from '../model/secrets.ts'
 import { sandboxOptionsOf } from './verify/config.ts'
 
 /** One call that went through the recorder, secrets masked. */

@@ -1,5 +1,5 @@
 import { setupServer } from 'msw/node'
-import type { Sandbox } from './sandbox.ts'
+import type { Sandbox } from '../sandbox.ts'
 
 /** The server `setupSandboxServer` returns: msw's own, whichever major is installed. */
 export type SandboxMswServer = ReturnType<typeof setupServer>

@@ -2,7 +2,7 @@ import type { BearerResult } from './auth.ts'
 import type { RouteCall, SandboxContext } from './context.ts'
 import { SandboxError } from './errors.ts'
 import { storageUnavailable } from './pipeline.ts'
-import { constantTimeEqual } from './secrets.ts'
+import { constantTimeEqual } from '../model/secrets.ts'
 import { parseJsonObject, readBody, validateBody } from './validation.ts'
 import type { z } from 'zod'
 

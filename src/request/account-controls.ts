@@ -1,4 +1,8 @@
-import { createClock, type ClockAfterSet, type SandboxClock } from './clock.ts'
+import {
+  createClock,
+  type ClockAfterSet,
+  type SandboxClock,
+} from '../model/clock.ts'
 import type { Journal, JournalEntry, Operation } from './journal.ts'
 import { limitHint, LimitReachedError } from './limits.ts'
 import {

@@ -1,4 +1,4 @@
-import type { SandboxOptions } from '../options.ts'
+import type { SandboxOptions } from '../../options.ts'
 
 /** Options of the standalone server (and the CLI) that a config file may hold beside the sandbox's; the CLI reads config files with this list. */
 export const SERVER_KEYS: ReadonlySet<string> = new Set([

@@ -9,7 +9,7 @@ import { readFile, stat } from 'node:fs/promises'
 import { extname, resolve as resolvePath, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { NodeRequest, sendNodeResponse } from 'srvx/node'
-import { createSandboxCore } from './sandbox-core.ts'
+import { createSandboxCore } from '../sandbox-core.ts'
 import {
   DataFileError,
   lockDataFile,
@@ -19,14 +19,14 @@ import {
   type DataFileLock,
   type DataFileLog,
   type FlushInfo,
-} from './data-file.ts'
-import { problemJson, SandboxError, STATUS_TEXT } from './errors.ts'
+} from '../model/data-file.ts'
+import { problemJson, SandboxError, STATUS_TEXT } from '../request/errors.ts'
 import { createEdge, type EdgeVerdict } from './node-edge.ts'
-import { reportUnexpected } from './report.ts'
-import { payloadTooLarge } from './validation.ts'
-import type { JournalEntry } from './journal.ts'
-import type { SandboxOptions } from './options.ts'
-import type { SandboxCore } from './sandbox.ts'
+import { reportUnexpected } from '../cli/report.ts'
+import { payloadTooLarge } from '../request/validation.ts'
+import type { JournalEntry } from '../request/journal.ts'
+import type { SandboxOptions } from '../options.ts'
+import type { SandboxCore } from '../sandbox.ts'
 
 /** One request as the server logs it. */
 export interface RequestLog {
@@ -564,9 +564,14 @@ export class SandboxStartError extends Error {
   }
 }
 
-// @note The same from src/ and from any file of dist/: the built playground.
+// The built playground, from any file of dist/ and from this source file.
 const PLAYGROUND_DIR = fileURLToPath(
-  new URL('../dist/playground/', import.meta.url),
+  new URL(
+    import.meta.url.includes('/src/runtimes/')
+      ? '../../dist/playground/'
+      : '../dist/playground/',
+    import.meta.url,
+  ),
 )
 
 const CONTENT_TYPES: Record<string, string> = {

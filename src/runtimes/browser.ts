@@ -1,9 +1,9 @@
 import { setupWorker, type SetupWorker, type StartOptions } from 'msw/browser'
 import { toMswHandlers } from './msw.ts'
-import type { SandboxOptions } from './options.ts'
-import type { Router } from './router.ts'
-import type { Sandbox, SandboxCore } from './sandbox.ts'
-import { createSandboxCore } from './sandbox-core.ts'
+import type { SandboxOptions } from '../options.ts'
+import type { Router } from '../request/router.ts'
+import type { Sandbox, SandboxCore } from '../sandbox.ts'
+import { createSandboxCore } from '../sandbox-core.ts'
 
 /** Where MSW's worker script is served unless told otherwise. */
 export const DEFAULT_WORKER_URL = '/mockServiceWorker.js'

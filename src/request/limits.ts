@@ -1,6 +1,6 @@
-import type { Database } from './db.ts'
+import type { Database } from '../model/db.ts'
 import { SandboxError } from './errors.ts'
-import type { ResolvedOptions } from './options.ts'
+import type { ResolvedOptions } from '../options.ts'
 
 /**
  * A store of the sandbox is full. A `RangeError`, as the JavaScript API

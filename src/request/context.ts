@@ -1,17 +1,17 @@
 import type { AccountControlsRegistry } from './account-controls.ts'
-import type { SandboxClock } from './clock.ts'
-import type { CreatedRecord, Database } from './db.ts'
+import type { SandboxClock } from '../model/clock.ts'
+import type { CreatedRecord, Database } from '../model/db.ts'
 import type { IdempotencyStore } from './idempotency.ts'
-import type { IdGenerator, RandomSource } from './ids.ts'
+import type { IdGenerator, RandomSource } from '../model/ids.ts'
 import type { BearerResult } from './auth.ts'
 import type { Journal, JournalEntry, Operation } from './journal.ts'
-import type { ResolvedOptions } from './options.ts'
+import type { ResolvedOptions } from '../options.ts'
 import type { RateLimiter } from './rate-limit.ts'
 import type { ScenarioEffect, Scenarios } from './scenarios.ts'
 import type {
   createCustomerBodySchema,
   createTokenBodySchema,
-} from './schemas.ts'
+} from '../model/schemas.ts'
 
 /**
  * Where a server with a data file stores each write before it is answered.

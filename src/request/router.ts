@@ -1,10 +1,10 @@
 import { readBearer } from './auth.ts'
-import { isoTime } from './clock.ts'
+import { isoTime } from '../model/clock.ts'
 import type { Exchange, Route, RouteCall, SandboxContext } from './context.ts'
 import { SandboxError } from './errors.ts'
 import type { JournalEntry } from './journal.ts'
 import { LimitReachedError, limitReached } from './limits.ts'
-import { reportUnexpected } from './report.ts'
+import { reportUnexpected } from '../cli/report.ts'
 import { clip } from './validation.ts'
 
 /** The sandbox's route table and the one way into it. */

@@ -1,7 +1,7 @@
 import type { z } from 'zod'
 import { SandboxError, validationError, type FieldError } from './errors.ts'
-import { SCOPE_PATTERN } from './schemas.ts'
-import { maskSecret } from './secrets.ts'
+import { SCOPE_PATTERN } from '../model/schemas.ts'
+import { maskSecret } from '../model/secrets.ts'
 
 /** Which `Content-Type`s an operation reads a JSON body from. */
 export type BodyTypes = 'json' | 'json-or-text'

@@ -1,5 +1,5 @@
-import { OPERATION_NAMES } from './operations.ts'
-import { MAX_DELAY_MS } from './defaults.ts'
+import { OPERATION_NAMES } from '../request/operations.ts'
+import { MAX_DELAY_MS } from '../defaults.ts'
 import { z } from 'zod'
 import { PERSONAS } from './personas.ts'
 
