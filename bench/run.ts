@@ -712,7 +712,7 @@ async function benchBundle(): Promise<void> {
   }
   const code = await ownCode('src/index.ts')
   const gzip = gzipSync(code).length / 1024
-  const browser = gzipSync(await ownCode('src/browser.ts')).length / 1024
+  const browser = gzipSync(await ownCode('src/runtimes/browser.ts')).length / 1024
   const bundle: Record<string, number> = {
     ownCodeGzipKb: gzip,
     ownCodeMinKb: code.length / 1024,
