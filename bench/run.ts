@@ -277,6 +277,8 @@ async function benchDurable(): Promise<void> {
     '--port',
     '0',
     '--quiet',
+    '--limits',
+    LIMITS_FLAG,
     ...extra,
   ]
   // A fresh file each run: every run starts from the same state.
@@ -712,7 +714,8 @@ async function benchBundle(): Promise<void> {
   }
   const code = await ownCode('src/index.ts')
   const gzip = gzipSync(code).length / 1024
-  const browser = gzipSync(await ownCode('src/runtimes/browser.ts')).length / 1024
+  const browser =
+    gzipSync(await ownCode('src/runtimes/browser.ts')).length / 1024
   const bundle: Record<string, number> = {
     ownCodeGzipKb: gzip,
     ownCodeMinKb: code.length / 1024,
