@@ -185,35 +185,26 @@ describe('verify is bounded and polite', { timeout: 60_000 }, () => {
   })
 
   it('shows a progress bar on a terminal only', async () => {
-    const tty = sink(true)
-    await main({
-      args: [
-        ...verifyArgs(target.url),
-        '--rate',
-        '2000',
-        '--max-requests',
-        '5',
-      ],
-      stdout: tty,
-      stderr: sink(),
-      env: { NO_COLOR: '1' },
-    })
-    expect(tty.text()).toContain('█')
-    const pipe = sink(false)
-    await main({
-      args: [
-        ...verifyArgs(target.url),
-        '--rate',
-        '2000',
-        '--max-requests',
-        '5',
-      ],
-      stdout: pipe,
-      stderr: sink(),
-      env: {},
-    })
-    expect(pipe.text()).not.toContain('█')
-    expect(pipe.text()).not.toContain('\r')
+    const run = async (isTTY: boolean) => {
+      const stdout = sink(isTTY)
+      await main({
+        args: [
+          ...verifyArgs(target.url),
+          '--rate',
+          '2000',
+          '--max-requests',
+          '5',
+        ],
+        stdout,
+        stderr: sink(),
+        env: isTTY ? { NO_COLOR: '1' } : {},
+      })
+      return stdout.text()
+    }
+    expect(await run(true)).toContain('█')
+    const pipe = await run(false)
+    expect(pipe).not.toContain('█')
+    expect(pipe).not.toContain('\r')
   })
 
   it('a usage mistake is one line and exit 2', async () => {
