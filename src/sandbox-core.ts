@@ -1,6 +1,5 @@
-import { createCustomer } from '../handlers/customers.ts'
+import { createOperationSchemas, OPERATIONS } from '../handlers/index.ts'
 import { sandboxRoutes } from '../handlers/sandbox.ts'
-import { createToken } from '../handlers/tokens.ts'
 import {
   createFaker,
   seedAccountName,
@@ -42,8 +41,6 @@ import {
   SandboxSessionSchema,
   SESSION_FORMAT,
   SESSION_VERSION,
-  createCustomerBodySchema,
-  createTokenBodySchema,
   type SandboxData,
   type SandboxSession,
   type TokenRecord,
@@ -92,10 +89,7 @@ export function createSandboxCore(
     storage: adapter.storage,
     seeded: false,
     clock: globalClock,
-    schemas: {
-      customerBody: createCustomerBodySchema(resolved),
-      tokenBody: createTokenBodySchema(resolved),
-    },
+    schemas: createOperationSchemas(resolved),
     scenarios: createScenarios(resolved.latency, resolved.limits.scenarios),
     journal: globalJournal,
     accounts: createAccountControls({
@@ -415,7 +409,7 @@ export function createSandboxCore(
   }
 
   const router = createRouter(ctx, [
-    ...[createCustomer, createToken].map((spec) => operationRoute(ctx, spec)),
+    ...OPERATIONS.map((spec) => operationRoute(ctx, spec)),
     ...sandboxRoutes(ctx, sandbox),
     ...accountRoutes(ctx, sandbox),
   ])
