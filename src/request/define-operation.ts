@@ -96,7 +96,8 @@ export function defineOperation<Name extends Operation, Body extends z.ZodType>(
   const { messages, execute, ...definition } = input
   return {
     ...definition,
-    execute: (ctx, principal, raw, now) =>
+    // Async, so that a body that fails validation rejects like any other 4xx.
+    execute: async (ctx, principal, raw, now) =>
       execute(
         ctx,
         principal,
