@@ -87,11 +87,12 @@ export function createSandboxCore(
   const clock = createClock(resolved.clockAfterSet)
   const journal = createJournal(resolved.journalLimit)
 
-  const seedFill =
-    (fillSeed: number) =>
+  // Fills a database with the default data of a seed, created at the clock's time.
+  const defaultDataOf =
+    (dataSeed: number) =>
     (db: Database): Promise<void> =>
       seedDefaultData(db, {
-        seed: fillSeed,
+        seed: dataSeed,
         options: resolved,
         now: clock.now(),
       })
@@ -106,7 +107,7 @@ export function createSandboxCore(
       if (ctx.db === db) ctx.seeded = true
     })
 
-  const data = createDataParts(resolved, seed, session?.id_draws)
+  const dataParts = createDataParts(resolved, seed, session?.id_draws)
   const ctx: SandboxContext = {
     options: resolved,
     storage: adapter.storage,
@@ -123,17 +124,17 @@ export function createSandboxCore(
       afterSet: resolved.clockAfterSet,
       maxScenarios: resolved.limits.scenarios,
     }),
-    ...data,
+    ...dataParts,
     seeded: false,
     ready: fillAndSettle(
-      data.db,
-      session ? (db) => insertSavedData(db, session.data) : seedFill(seed),
+      dataParts.db,
+      session ? (db) => insertSavedData(db, session.data) : defaultDataOf(seed),
     ),
   }
 
   const replaceData = ({
     seed: nextSeed,
-    fill = seedFill(nextSeed),
+    fill = defaultDataOf(nextSeed),
     skipIds,
     keepJournal = false,
   }: DataReplacement): Promise<void> => {
