@@ -25,10 +25,10 @@ import { operationRoute } from './request/pipeline.ts'
 import { createRouter, type Router } from './request/router.ts'
 import type { SandboxCore } from './sandbox.ts'
 import {
-  createSandboxApi,
+  createJavaScriptApi,
   restoreSavedClocks,
   type DataReplacement,
-} from './sandbox-api.ts'
+} from './javascript-api.ts'
 import { createScenarios } from './request/scenarios.ts'
 import {
   createCustomerBodySchema,
@@ -61,7 +61,7 @@ type DataParts = Pick<
  * table, answering through one `fetch`. `createSandbox()` binds it to MSW
  * handlers; the standalone server serves the same `fetch` through srvx, so
  * it never loads MSW. This wires the parts together; the JavaScript API is
- * `createSandboxApi()` (`sandbox-api.ts`), the data it starts with comes
+ * `createJavaScriptApi()` (`javascript-api.ts`), the data it starts with comes
  * from `model/seeding.ts`.
  *
  * @example
@@ -150,7 +150,7 @@ export function createSandboxCore(
     return ctx.ready
   }
 
-  const sandbox = createSandboxApi(ctx, {
+  const sandbox = createJavaScriptApi(ctx, {
     seed,
     fetch: (request) => router.fetch(request),
     replaceData,

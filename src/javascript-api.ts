@@ -34,7 +34,7 @@ export interface DataReplacement {
 }
 
 /** What the JavaScript API needs of the wiring besides the context. */
-export interface SandboxApiWiring {
+export interface JavaScriptApiWiring {
   /** The seed the sandbox's data was made from. */
   seed: number
   /** Answers a request through the route table. */
@@ -52,12 +52,12 @@ export interface SandboxApiWiring {
  * dump and load, snapshots, the read views, minted keys, export.
  *
  * @example
- * const sandbox = createSandboxApi(ctx, { seed: 1, fetch: router.fetch, replaceData })
+ * const sandbox = createJavaScriptApi(ctx, { seed: 1, fetch: router.fetch, replaceData })
  * await sandbox.reset(2)
  */
-export function createSandboxApi(
+export function createJavaScriptApi(
   ctx: SandboxContext,
-  wiring: SandboxApiWiring,
+  wiring: JavaScriptApiWiring,
 ): SandboxCore {
   const { options } = ctx
   let seed = wiring.seed
