@@ -7,7 +7,7 @@ import {
   type SandboxServer,
   type SandboxServerOptions,
 } from '../src/runtimes/node.ts'
-import { spawnCli, type Spawned } from './_spawn.ts'
+import { spawnCli, type Spawned, type SpawnOptions } from './_spawn.ts'
 
 // @note Everything here is undone when the current test finishes. vitest runs
 // `onTestFinished` callbacks last registered first, so a server started on a
@@ -58,6 +58,12 @@ export async function startServer(
   return server
 }
 
+/** How to spawn the CLI besides its arguments. */
+export interface CliOptions extends SpawnOptions {
+  /** Environment variables on top of this process's. */
+  env?: Record<string, string>
+}
+
 /** A spawned CLI that the test may stop itself. */
 export interface RunningCli extends Spawned {
   /** Sends `signal` and resolves with the exit code (or the signal's name). */
@@ -74,9 +80,9 @@ export interface RunningCli extends Spawned {
  */
 export function runCli(
   args: string[],
-  env: Record<string, string> = {},
+  { env, ...options }: CliOptions = {},
 ): RunningCli {
-  const cli = spawnCli(args, env)
+  const cli = spawnCli(args, env, options)
   const stop = (signal: NodeJS.Signals = 'SIGTERM') => {
     cli.child.kill(signal)
     return cli.exited
@@ -98,9 +104,9 @@ export function runCli(
  */
 export async function startCli(
   args: string[],
-  env: Record<string, string> = {},
+  options: CliOptions = {},
 ): Promise<RunningCli & { url: string }> {
-  const cli = runCli(args, env)
+  const cli = runCli(args, options)
   // Up to the line's end, so a URL cut between two chunks is not taken.
   const [, url] = await cli.waitFor(/(http:\/\/\S+)\s/)
   return { ...cli, url: url! }
