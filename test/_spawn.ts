@@ -15,6 +15,15 @@ export interface Spawned {
   waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>
 }
 
+/** How to spawn the CLI besides its arguments. */
+export interface SpawnOptions {
+  /**
+   * Runs it under `ulimit -f`: a write that would make a file larger than
+   * this many KiB fails with EFBIG, as one fails with ENOSPC on a full disk.
+   */
+  fileSizeLimitKb?: number
+}
+
 /**
  * Spawns the CLI with `args`, without colour and without standard input.
  *
@@ -25,8 +34,20 @@ export interface Spawned {
 export function spawnCli(
   args: string[],
   env: Record<string, string> = {},
+  { fileSizeLimitKb }: SpawnOptions = {},
 ): Spawned {
-  const child = spawn(process.execPath, [BIN, ...args], {
+  const argv = [process.execPath, BIN, ...args]
+  // @note `exec` keeps the pid: a signal sent to the child reaches the CLI.
+  const [command, ...rest] =
+    fileSizeLimitKb === undefined
+      ? argv
+      : [
+          'bash',
+          '-c',
+          `ulimit -f ${fileSizeLimitKb} && exec "$0" "$@"`,
+          ...argv,
+        ]
+  const child = spawn(command!, rest, {
     env: { ...process.env, NO_COLOR: '1', PORT: '', HOST: '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })

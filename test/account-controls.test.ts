@@ -1,10 +1,8 @@
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { DEMO_KEY_ONE } from '../fixtures/demo-keys.ts'
 import { createSandbox } from '../src/index.ts'
-import { createSandboxServer } from '../src/runtimes/node.ts'
+import { startServer, tempFolder } from './_servers.ts'
 import { send, targets, type Client } from './_targets.ts'
 
 const customer = { name: 'Ada', email: 'ada@example.com' }
@@ -191,32 +189,24 @@ describe('account controls: JavaScript API', () => {
   })
 
   it("keeps an account's clock set over HTTP in the data file across a restart", async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'sandbox-account-clock-'))
-    const dataFile = join(dir, 'sandbox.jsonl')
-    try {
-      const first = await createSandboxServer({ port: 0, dataFile })
-      const moved = await fetch(`${first.url}/__sandbox/account/clock`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${DEMO_KEY_ONE}` },
-        body: JSON.stringify({ now: '2035-03-03T00:00:00Z' }),
-      })
-      expect(moved.status).toBe(200)
-      await first.close()
-      const second = await createSandboxServer({ port: 0, dataFile })
-      try {
-        const clock = await fetch(`${second.url}/__sandbox/account/clock`, {
-          headers: { authorization: `Bearer ${DEMO_KEY_ONE}` },
-        })
-        expect(await clock.json()).toMatchObject({
-          now: '2035-03-03T00:00:00.000Z',
-          own: true,
-        })
-      } finally {
-        await second.close()
-      }
-    } finally {
-      await rm(dir, { recursive: true, force: true })
-    }
+    const folder = await tempFolder('sandbox-account-clock-')
+    const dataFile = join(folder, 'sandbox.jsonl')
+    const first = await startServer({ dataFile })
+    const moved = await fetch(`${first.url}/__sandbox/account/clock`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${DEMO_KEY_ONE}` },
+      body: JSON.stringify({ now: '2035-03-03T00:00:00Z' }),
+    })
+    expect(moved.status).toBe(200)
+    await first.close()
+    const second = await startServer({ dataFile })
+    const clock = await fetch(`${second.url}/__sandbox/account/clock`, {
+      headers: { authorization: `Bearer ${DEMO_KEY_ONE}` },
+    })
+    expect(await clock.json()).toMatchObject({
+      now: '2035-03-03T00:00:00.000Z',
+      own: true,
+    })
   })
 
   it('bounds the account queues by limits.scenarios in all, and refuses an unknown account', async () => {

@@ -9,7 +9,7 @@ import {
 import { CustomerSchema, TokenSchema } from '../src/model/schemas.ts'
 import { send, targets, type Client } from './_targets.ts'
 import { rawExchange } from './_raw.ts'
-import { createSandboxServer } from '../src/runtimes/node.ts'
+import { startServer } from './_servers.ts'
 
 const MIB = 1_048_576
 const CATALOG = ['customers:read', 'customers:write', 'tokens:write']
@@ -435,11 +435,7 @@ const FOREIGN_ORIGINS = [
 ]
 
 it('never stops the server or answers 5xx, and never lets a foreign origin change admin state or read a full secret, whatever Host, Origin, Content-Type and duplicate headers', async () => {
-  const server = await createSandboxServer({
-    port: 0,
-    seed: 1,
-    playground: false,
-  })
+  const server = await startServer({ seed: 1 })
   const own = `http://127.0.0.1:${server.port}`
   const header = (name: string, values: fc.Arbitrary<string>) =>
     fc.oneof(
@@ -514,68 +510,53 @@ it('never stops the server or answers 5xx, and never lets a foreign origin chang
     const { data } = server.sandbox.export()
     return [...data.api_keys, ...data.tokens].map((record) => record.secret)
   }
-  try {
-    await server.sandbox.createApiKey()
-    await fc.assert(
-      fc.asyncProperty(call, async (c) => {
-        const [method, path] = c.line.split(' ') as [string, string]
-        const headers = [
-          ...c.host,
-          ...c.origin,
-          ...c.site,
-          ...c.type,
-          ...c.auth,
-        ]
-        const text = [
-          `${method} ${path} HTTP/1.1`,
-          ...headers.map(([name, value]) => `${name}: ${value}`),
-          `Content-Length: ${c.body.length}`,
-          '',
-          c.body,
-        ].join('\r\n')
-        const secrets = secretsOf()
-        const before = server.sandbox.state().accounts.length
-        const answer = await rawExchange(server.port, text)
-        expect(answer.status).toBeGreaterThanOrEqual(200)
-        expect(answer.status).toBeLessThan(500)
-        const origins = c.origin.map(([, value]) => value)
-        const foreign =
-          origins.length > 0 &&
-          !(
-            origins.length === 1 &&
-            [own, 'http://localhost:5173'].includes(origins[0]!)
-          )
-        const admin = path.includes('__sandbox')
-        if (foreign) {
-          for (const secret of secrets)
-            expect(answer.body).not.toContain(secret)
-          if (admin) {
-            expect(answer.headers['access-control-allow-origin']).toBe(
-              undefined,
-            )
-            if (method !== 'GET') {
-              expect(answer.status).toBeGreaterThanOrEqual(400)
-              expect(server.sandbox.state().accounts.length).toBe(before)
-            }
+  await server.sandbox.createApiKey()
+  await fc.assert(
+    fc.asyncProperty(call, async (c) => {
+      const [method, path] = c.line.split(' ') as [string, string]
+      const headers = [...c.host, ...c.origin, ...c.site, ...c.type, ...c.auth]
+      const text = [
+        `${method} ${path} HTTP/1.1`,
+        ...headers.map(([name, value]) => `${name}: ${value}`),
+        `Content-Length: ${c.body.length}`,
+        '',
+        c.body,
+      ].join('\r\n')
+      const secrets = secretsOf()
+      const before = server.sandbox.state().accounts.length
+      const answer = await rawExchange(server.port, text)
+      expect(answer.status).toBeGreaterThanOrEqual(200)
+      expect(answer.status).toBeLessThan(500)
+      const origins = c.origin.map(([, value]) => value)
+      const foreign =
+        origins.length > 0 &&
+        !(
+          origins.length === 1 &&
+          [own, 'http://localhost:5173'].includes(origins[0]!)
+        )
+      const admin = path.includes('__sandbox')
+      if (foreign) {
+        for (const secret of secrets) expect(answer.body).not.toContain(secret)
+        if (admin) {
+          expect(answer.headers['access-control-allow-origin']).toBe(undefined)
+          if (method !== 'GET') {
+            expect(answer.status).toBeGreaterThanOrEqual(400)
+            expect(server.sandbox.state().accounts.length).toBe(before)
           }
         }
-        if (answer.status >= 400 && method !== 'OPTIONS') {
-          expect(answer.headers['content-type']).toBe(
-            'application/problem+json',
-          )
-          expect(Object.keys(ERROR_REGISTRY)).toContain(
-            JSON.parse(answer.body).code,
-          )
-        }
-        const health = await rawExchange(
-          server.port,
-          'GET /__sandbox/health HTTP/1.1\r\nHost: localhost\r\n\r\n',
+      }
+      if (answer.status >= 400 && method !== 'OPTIONS') {
+        expect(answer.headers['content-type']).toBe('application/problem+json')
+        expect(Object.keys(ERROR_REGISTRY)).toContain(
+          JSON.parse(answer.body).code,
         )
-        expect(health.status).toBe(200)
-      }),
-      RUNS,
-    )
-  } finally {
-    await server.close()
-  }
+      }
+      const health = await rawExchange(
+        server.port,
+        'GET /__sandbox/health HTTP/1.1\r\nHost: localhost\r\n\r\n',
+      )
+      expect(health.status).toBe(200)
+    }),
+    RUNS,
+  )
 }, 120_000)

@@ -11,7 +11,7 @@ import {
 } from '../src/runtimes/node.ts'
 import { startRecorder } from '../src/cli/record.ts'
 import { verifyRecorded } from '../src/cli/verify/offline.ts'
-import { spawnCli } from './_spawn.ts'
+import { runCli, startServer } from './_servers.ts'
 
 let dir: string
 // The live service's own key: never the sandbox's documented demo key.
@@ -182,10 +182,9 @@ describe('record → --from → verify --from', { timeout: 60_000 }, () => {
   })
 
   it('the record command proxies, saves, and stops cleanly on Ctrl-C', async () => {
-    const live = await createSandboxServer({ port: 0 })
-    servers.push(live)
+    const live = await startServer()
     const file = join(dir, 'cli.json')
-    const cli = spawnCli([
+    const cli = runCli([
       'record',
       '--target',
       live.url,
@@ -203,8 +202,7 @@ describe('record → --from → verify --from', { timeout: 60_000 }, () => {
     )
     expect(answer.status).toBe(201)
     await cli.waitFor(/POST \/v1\/customers 201/)
-    cli.child.kill('SIGINT')
-    expect(await cli.exited).toBe(0)
+    expect(await cli.stop('SIGINT')).toBe(0)
     const session = JSON.parse(await readFile(file, 'utf8'))
     expect(session.recorded.exchanges).toHaveLength(1)
     expect(cli.stderr()).toBe('')

@@ -1,23 +1,15 @@
 import { request as httpRequest } from 'node:http'
-import { afterEach, expect, it } from 'vitest'
+import { expect, it } from 'vitest'
 import { DEMO_KEY_ONE } from '../fixtures/demo-keys.ts'
 import {
   createSandboxServer,
   type SandboxServer,
+  type SandboxServerOptions,
 } from '../src/runtimes/node.ts'
+import { startServer } from './_servers.ts'
 
-const servers: SandboxServer[] = []
-afterEach(async () => {
-  for (const server of servers.splice(0)) await server.close()
-})
-
-const start = async (
-  options: Parameters<typeof createSandboxServer>[0] = {},
-) => {
-  const server = await createSandboxServer({ port: 0, seed: 1, ...options })
-  servers.push(server)
-  return server
-}
+const start = (options: SandboxServerOptions = {}) =>
+  startServer({ seed: 1, ...options })
 
 const auth = {
   authorization: `Bearer ${DEMO_KEY_ONE}`,

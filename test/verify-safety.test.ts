@@ -1,8 +1,7 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
+import { readFile } from 'node:fs/promises'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DEMO_KEY_ONE } from '../fixtures/demo-keys.ts'
 import { main } from '../src/cli/cli.ts'
@@ -11,7 +10,7 @@ import {
   type SandboxServer,
 } from '../src/runtimes/node.ts'
 import { runVerify } from '../src/cli/verify/index.ts'
-import { spawnCli } from './_spawn.ts'
+import { runCli, startServer, tempFolder } from './_servers.ts'
 
 /** `verify` against `target` with the demo key. */
 const verifyArgs = (target: string): string[] => [
@@ -138,7 +137,7 @@ describe('verify is bounded and polite', { timeout: 60_000 }, () => {
 
   it('never prints the key or a minted token in full, in the table, the JSON or the written config', async () => {
     const outputs: string[] = []
-    const configFile = join(await mkdtemp(join(tmpdir(), 'verify-')), 'c.json')
+    const configFile = join(await tempFolder('verify-'), 'c.json')
     for (const json of [false, true]) {
       const stdout = sink()
       await main({
@@ -160,7 +159,6 @@ describe('verify is bounded and polite', { timeout: 60_000 }, () => {
       expect(text).not.toMatch(/tok_test_[0-9A-Za-z]{16,}/)
     }
     expect(JSON.parse(outputs[1]!).summary.matches).toBe(24)
-    await rm(dirname(configFile), { recursive: true, force: true })
   })
 
   it('an abort stops cleanly with a partial report', async () => {
@@ -253,7 +251,7 @@ describe('a misbehaving target', { timeout: 60_000 }, () => {
     const runs = await Promise.all(
       cases.map(async ([kind]) => {
         const url = await misbehaving(kind)
-        const cli = spawnCli([
+        const cli = runCli([
           ...verifyArgs(url),
           '--timeout',
           '300',
@@ -283,34 +281,28 @@ describe('a misbehaving target', { timeout: 60_000 }, () => {
   })
 
   it('a service whose rate limit cuts the battery short still has its limit read from the answers', async () => {
-    const strict = await createSandboxServer({
-      port: 0,
+    const strict = await startServer({
       rateLimit: { limit: 10, windowSeconds: 60 },
     })
-    try {
-      const report = await runVerify({
-        target: strict.url,
-        key: DEMO_KEY_ONE,
-        ...FAST,
-      })
-      const rate = report.rows.find((r) => r.id === 'limits.rate')!
-      expect(rate.verdict).toBe('differs')
-      expect(rate.observed).toContain('10 per 60 s')
-      expect(rate.observed).toMatch(/\d+ probes were answered 429/)
-      expect(report.config.rateLimit).toEqual({ limit: 10, windowSeconds: 60 })
-      expect(report.failed).toContain('429')
-      expect(report.requests).toBeLessThan(20)
-    } finally {
-      await strict.close()
-    }
+    const report = await runVerify({
+      target: strict.url,
+      key: DEMO_KEY_ONE,
+      ...FAST,
+    })
+    const rate = report.rows.find((r) => r.id === 'limits.rate')!
+    expect(rate.verdict).toBe('differs')
+    expect(rate.observed).toContain('10 per 60 s')
+    expect(rate.observed).toMatch(/\d+ probes were answered 429/)
+    expect(report.config.rateLimit).toEqual({ limit: 10, windowSeconds: 60 })
+    expect(report.failed).toContain('429')
+    expect(report.requests).toBeLessThan(20)
   })
 
   it('Ctrl-C stops the CLI cleanly with a partial report', async () => {
-    const cli = spawnCli([...verifyArgs(target.url), '--rate', '2'])
+    const cli = runCli([...verifyArgs(target.url), '--rate', '2'])
     // Two requests a second: the battery is far from done when the signal comes.
     await new Promise((resolve) => setTimeout(resolve, 1500))
-    cli.child.kill('SIGINT')
-    expect(await cli.exited).toBe(130)
+    expect(await cli.stop('SIGINT')).toBe(130)
     expect(cli.stdout()).toContain('Stopped early: this report is partial.')
     expect(cli.stdout()).toContain('stopped (interrupted)')
     expect(cli.stderr()).toBe('')

@@ -12,7 +12,7 @@ import {
 } from '../src/runtimes/node.ts'
 import { runVerify, type VerifyReport } from '../src/cli/verify/index.ts'
 import type { SandboxServerOptions } from '../src/runtimes/node.ts'
-import { spawnCli } from './_spawn.ts'
+import { startCli, startServer } from './_servers.ts'
 
 // A "live" service: a sandbox whose every configurable assumption is off the default.
 const LIVE_OPTIONS: SandboxServerOptions = {
@@ -131,23 +131,17 @@ describe('round trip: differ → config → all match', { timeout: 60_000 }, () 
     expect(config).toMatchObject({ uniqueEmail: true, v1AcceptsTokens: false })
 
     // A fresh sandbox started by the CLI from that file, as a team would.
-    const cli = spawnCli(['--config', file, '--port', '0', '--quiet'])
-    const [url] = await cli.waitFor(/http:\/\/\S+/)
-    try {
-      for (const target of [url, live.url]) {
-        const second = await runVerify({
-          target,
-          key: DEMO_KEY_ONE,
-          config,
-          ...FAST,
-        })
-        const probed = second.rows.filter((r) => r.verdict !== 'unknown')
-        expect(second.summary.differs, JSON.stringify(second.rows)).toBe(0)
-        expect(probed).toHaveLength(24)
-      }
-    } finally {
-      cli.child.kill('SIGTERM')
-      await cli.exited
+    const { url } = await startCli(['--config', file, '--port', '0', '--quiet'])
+    for (const target of [url, live.url]) {
+      const second = await runVerify({
+        target,
+        key: DEMO_KEY_ONE,
+        config,
+        ...FAST,
+      })
+      const probed = second.rows.filter((r) => r.verdict !== 'unknown')
+      expect(second.summary.differs, JSON.stringify(second.rows)).toBe(0)
+      expect(probed).toHaveLength(24)
     }
   })
 
@@ -318,34 +312,29 @@ describe.concurrent(
     })
 
     it('errors.shape: another error body format is seen and the report says no config can hold it', async () => {
-      const custom = await createSandboxServer({
-        port: 0,
+      const custom = await startServer({
         errorFormat: (p) =>
           Response.json(
             { error: { code: p.code, message: p.detail } },
             { status: p.status },
           ),
       })
-      try {
-        const result = await runVerify({
-          target: custom.url,
-          key: DEMO_KEY_ONE,
-          ...FAST,
-        })
-        const shape = row(result, 'errors.shape')
-        expect(shape.verdict).toBe('differs')
-        expect(shape.observed).toContain('0 of')
-        expect(shape.inexpressible).toMatch(/no config file can hold it/)
-        expect(result.config).not.toHaveProperty('errorFormat')
-        const text = (await import('../src/cli/verify/report.ts')).formatReport(
-          result,
-        )
-        expect(text).toContain(
-          'No option makes the sandbox do what the service does here',
-        )
-      } finally {
-        await custom.close()
-      }
+      const result = await runVerify({
+        target: custom.url,
+        key: DEMO_KEY_ONE,
+        ...FAST,
+      })
+      const shape = row(result, 'errors.shape')
+      expect(shape.verdict).toBe('differs')
+      expect(shape.observed).toContain('0 of')
+      expect(shape.inexpressible).toMatch(/no config file can hold it/)
+      expect(result.config).not.toHaveProperty('errorFormat')
+      const text = (await import('../src/cli/verify/report.ts')).formatReport(
+        result,
+      )
+      expect(text).toContain(
+        'No option makes the sandbox do what the service does here',
+      )
     })
   },
 )

@@ -1,31 +1,10 @@
-import { copyFile, mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { afterEach, expect, it } from 'vitest'
+import { copyFile } from 'node:fs/promises'
+import { expect, it } from 'vitest'
 import { DEMO_KEY_ONE } from '../../fixtures/demo-keys.ts'
-import {
-  createSandboxServer,
-  type SandboxServer,
-} from '../../src/runtimes/node.ts'
+import { startServer, tempDataFile } from '../_servers.ts'
 
-const folders: string[] = []
-const servers: SandboxServer[] = []
-afterEach(async () => {
-  for (const server of servers.splice(0)) await server.close()
-  for (const folder of folders.splice(0))
-    await rm(folder, { recursive: true, force: true })
-})
-
-const start = async (dataFile: string) => {
-  const server = await createSandboxServer({
-    port: 0,
-    playground: false,
-    customersPerAccount: 3,
-    dataFile,
-  })
-  servers.push(server)
-  return server
-}
+const start = (dataFile: string) =>
+  startServer({ customersPerAccount: 3, dataFile })
 
 /** What a kill -9 right now would leave: a copy of the file, loaded by a new server. */
 async function restartFromCopy(file: string) {
@@ -35,9 +14,7 @@ async function restartFromCopy(file: string) {
 }
 
 it('stores a key minted through /__sandbox/api-keys before answering 201', async () => {
-  const folder = await mkdtemp(join(tmpdir(), 'cts-admin-'))
-  folders.push(folder)
-  const file = join(folder, 'data.json')
+  const file = await tempDataFile('cts-admin-')
   const server = await start(file)
   const minted = await fetch(`${server.url}/__sandbox/api-keys`, {
     method: 'POST',
@@ -59,9 +36,7 @@ it('stores a key minted through /__sandbox/api-keys before answering 201', async
 })
 
 it('stores a reset through /__sandbox/reset before answering 200', async () => {
-  const folder = await mkdtemp(join(tmpdir(), 'cts-admin-'))
-  folders.push(folder)
-  const file = join(folder, 'data.json')
+  const file = await tempDataFile('cts-admin-')
   const server = await start(file)
   const created = await fetch(`${server.url}/v1/customers`, {
     method: 'POST',

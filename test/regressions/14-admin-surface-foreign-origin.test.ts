@@ -1,36 +1,17 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { afterEach, expect, it } from 'vitest'
+import { expect, it } from 'vitest'
 import { DEMO_KEY_ONE, DEMO_KEY_TWO } from '../../fixtures/demo-keys.ts'
 import { createSandbox } from '../../src/index.ts'
-import {
-  createSandboxServer,
-  type SandboxServer,
+import type {
+  SandboxServer,
+  SandboxServerOptions,
 } from '../../src/runtimes/node.ts'
 import { httpExchange } from '../_raw.ts'
-import { spawnCli } from '../_spawn.ts'
+import { runCli, startServer, tempFolder } from '../_servers.ts'
 
-const servers: SandboxServer[] = []
-const folders: string[] = []
-afterEach(async () => {
-  for (const server of servers.splice(0)) await server.close()
-  for (const folder of folders.splice(0))
-    await rm(folder, { recursive: true, force: true })
-})
-
-const start = async (
-  options: Parameters<typeof createSandboxServer>[0] = {},
-) => {
-  const server = await createSandboxServer({
-    port: 0,
-    seed: 1,
-    playground: false,
-    ...options,
-  })
-  servers.push(server)
-  return server
-}
+const start = (options: SandboxServerOptions = {}) =>
+  startServer({ seed: 1, ...options })
 
 const EVIL = 'https://evil.example'
 const ask = (
@@ -198,11 +179,9 @@ it('refuses to replay a masked export, in the JavaScript API and with --from', a
   expect(() => createSandbox({ from: JSON.parse(masked) })).toThrow(
     /secrets are masked/,
   )
-  const folder = await mkdtemp(join(tmpdir(), 'sandbox-export-'))
-  folders.push(folder)
-  const file = join(folder, 'session.json')
+  const file = join(await tempFolder('sandbox-export-'), 'session.json')
   await writeFile(file, masked)
-  const cli = spawnCli(['--port', '0', '--quiet', '--from', file])
+  const cli = runCli(['--port', '0', '--quiet', '--from', file])
   expect(await cli.exited).toBe(2)
   expect(cli.stderr()).toMatch(/secrets are masked.*\?secrets=include/)
   expect(cli.stderr()).not.toMatch(/\n\s+at /)

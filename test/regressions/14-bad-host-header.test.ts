@@ -1,32 +1,15 @@
 import { afterEach, expect, it, vi } from 'vitest'
 import { DEMO_KEY_ONE } from '../../fixtures/demo-keys.ts'
-import {
-  createSandboxServer,
-  type SandboxServer,
-} from '../../src/runtimes/node.ts'
-import { spawnCli, type Spawned } from '../_spawn.ts'
+import type { SandboxServerOptions } from '../../src/runtimes/node.ts'
 import { httpExchange, rawExchange } from '../_raw.ts'
+import { startCli, startServer } from '../_servers.ts'
 
-const servers: SandboxServer[] = []
-const children: Spawned[] = []
-afterEach(async () => {
-  for (const server of servers.splice(0)) await server.close()
-  for (const cli of children.splice(0)) cli.child.kill()
+afterEach(() => {
   vi.restoreAllMocks()
 })
 
-const start = async (
-  options: Parameters<typeof createSandboxServer>[0] = {},
-) => {
-  const server = await createSandboxServer({
-    port: 0,
-    seed: 1,
-    playground: false,
-    ...options,
-  })
-  servers.push(server)
-  return server
-}
+const start = (options: SandboxServerOptions = {}) =>
+  startServer({ seed: 1, ...options })
 
 // The hosts that made the server exit before (issue 14, case 1).
 const BAD_HOSTS = [
@@ -136,7 +119,7 @@ it('keeps answering names, IPv4 and [IPv6] hosts with a port', async () => {
 
 it('survives every bad Host on a CLI server beyond loopback with an admin token, printing no stack', async () => {
   const token = 'an-admin-token-of-24-chars'
-  const cli = spawnCli([
+  const cli = await startCli([
     '--port',
     '0',
     '--host',
@@ -144,9 +127,7 @@ it('survives every bad Host on a CLI server beyond loopback with an admin token,
     '--admin-token',
     token,
   ])
-  children.push(cli)
-  const [url] = await cli.waitFor(/http:\/\/\S+:\d+/)
-  const port = Number(new URL(url!).port)
+  const port = Number(new URL(cli.url).port)
   for (const host of BAD_HOSTS) {
     for (const headers of [
       {} as Record<string, string>,

@@ -1,36 +1,13 @@
-import { copyFile, mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { copyFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { afterEach, expect, it } from 'vitest'
+import { expect, it } from 'vitest'
 import { DEMO_KEY_ONE } from '../../fixtures/demo-keys.ts'
-import {
-  createSandboxServer,
-  type SandboxServer,
-} from '../../src/runtimes/node.ts'
-
-const folders: string[] = []
-const servers: SandboxServer[] = []
-afterEach(async () => {
-  for (const server of servers.splice(0)) await server.close()
-  for (const folder of folders.splice(0))
-    await rm(folder, { recursive: true, force: true })
-})
-
-const start = async (dataFile: string) => {
-  const server = await createSandboxServer({
-    port: 0,
-    playground: false,
-    dataFile,
-  })
-  servers.push(server)
-  return server
-}
+import { startServer, tempFolder } from '../_servers.ts'
 
 it('loads again a token minted with the clock near 9999-12-31, and the clock with it', async () => {
-  const folder = await mkdtemp(join(tmpdir(), 'cts-9999-'))
-  folders.push(folder)
+  const folder = await tempFolder('cts-9999-')
   const file = join(folder, 'data.json')
-  const first = await start(file)
+  const first = await startServer({ dataFile: file })
   const clock = await fetch(`${first.url}/__sandbox/clock`, {
     method: 'POST',
     body: JSON.stringify({ now: '9999-12-31T22:00:00Z' }),
@@ -49,7 +26,7 @@ it('loads again a token minted with the clock near 9999-12-31, and the clock wit
   const copy = join(folder, 'copy.json')
   await copyFile(file, copy)
 
-  const second = await start(copy)
+  const second = await startServer({ dataFile: copy })
   expect(second.loadedFromFile).toBe(true)
   expect(second.sandbox.tokens.get(token.id)).toMatchObject({
     expires_at: '9999-12-31T23:00:00.000Z',

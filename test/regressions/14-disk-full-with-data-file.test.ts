@@ -1,64 +1,21 @@
-import { spawn } from 'node:child_process'
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { afterEach, expect, it } from 'vitest'
+import { expect, it } from 'vitest'
 import { DEMO_KEY_ONE } from '../../fixtures/demo-keys.ts'
 import { readDataFile } from '../../src/model/data-file.ts'
 import { createSandbox } from '../../src/index.ts'
-import { BIN } from '../_spawn.ts'
+import { startCli, tempDataFile, tempFolder } from '../_servers.ts'
 
 // A real full disk without root: under `ulimit -f` every write past the size
 // fails with EFBIG (Node ignores SIGXFSZ), as ENOSPC does on a full disk.
 const LIMIT_KB = 48
 
-const folders: string[] = []
-const children: ReturnType<typeof spawn>[] = []
-afterEach(async () => {
-  for (const child of children.splice(0)) child.kill('SIGKILL')
-  for (const folder of folders.splice(0))
-    await rm(folder, { recursive: true, force: true })
-})
-
 /** Starts the CLI whose files may not grow past `LIMIT_KB`, and waits for its URL. */
-async function startLimited(file: string) {
-  const child = spawn(
-    'bash',
-    [
-      '-c',
-      `ulimit -f ${LIMIT_KB} && exec "$0" "$@"`,
-      process.execPath,
-      BIN,
-      '--port',
-      '0',
-      '--quiet',
-      '--customers',
-      '5',
-      '--data-file',
-      file,
-    ],
-    {
-      env: { ...process.env, NO_COLOR: '1', PORT: '', HOST: '' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
+const startLimited = (file: string) =>
+  startCli(
+    ['--port', '0', '--quiet', '--customers', '5', '--data-file', file],
+    { fileSizeLimitKb: LIMIT_KB },
   )
-  children.push(child)
-  let stdout = ''
-  let stderr = ''
-  child.stderr!.setEncoding('utf8').on('data', (chunk) => (stderr += chunk))
-  const exited = new Promise<number | string>((resolve) =>
-    child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)),
-  )
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-      stdout += chunk
-      const match = /http:\/\/\S+/.exec(stdout)
-      if (match) resolve(match[0])
-    })
-    void exited.then(() => reject(new Error(`exited early: ${stderr}`)))
-  })
-  return { child, url, exited, stderr: () => stderr }
-}
 
 const create = (url: string, n: number) =>
   fetch(`${url}/v1/customers`, {
@@ -106,8 +63,7 @@ it(
   'answers 503 storage_unavailable for every write a full disk refuses, and every 201 is in the data file afterwards',
   { timeout: 30_000 },
   async () => {
-    const folder = await mkdtemp(join(tmpdir(), 'cts-full-'))
-    folders.push(folder)
+    const folder = await tempFolder('cts-full-')
     const file = join(folder, 'data.json')
     const server = await startLimited(file)
     expect((await health(server.url)).status).toBe(200)
@@ -153,8 +109,7 @@ it(
       expect(retry.headers.get('idempotent-replayed')).toBeNull()
     }
 
-    server.child.kill('SIGTERM')
-    expect(await server.exited).toBe(0)
+    expect(await server.stop()).toBe(0)
     expect(server.stderr()).toMatch(/Failed to write the data file .*EFBIG/)
     // Once per outage (a shorter line may still fit and end one), not once
     // per refused write.
@@ -182,9 +137,7 @@ it(
   'turns health back to ok once a write succeeds again',
   { timeout: 30_000 },
   async () => {
-    const folder = await mkdtemp(join(tmpdir(), 'cts-full-'))
-    folders.push(folder)
-    const server = await startLimited(join(folder, 'data.json'))
+    const server = await startLimited(await tempDataFile('cts-full-'))
     const { refused } = await fill(server.url, 400)
     expect(refused.length).toBeGreaterThan(0)
     expect((await health(server.url)).status).toBe(503)

@@ -1,26 +1,10 @@
 import { connect } from 'node:net'
-import { afterEach, expect, it } from 'vitest'
+import { expect, it } from 'vitest'
 import { DEMO_KEY_ONE } from '../../fixtures/demo-keys.ts'
-import {
-  createSandboxServer,
-  type SandboxServer,
-} from '../../src/runtimes/node.ts'
 import { httpExchange } from '../_raw.ts'
+import { startServer } from '../_servers.ts'
 
-const servers: SandboxServer[] = []
-afterEach(async () => {
-  for (const server of servers.splice(0)) await server.close()
-})
-
-const start = async () => {
-  const server = await createSandboxServer({
-    port: 0,
-    seed: 1,
-    playground: false,
-  })
-  servers.push(server)
-  return server
-}
+const start = () => startServer({ seed: 1 })
 
 const MIB = 1_048_576
 // More than loopback's socket buffers hold on both ends: a server that

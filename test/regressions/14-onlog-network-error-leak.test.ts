@@ -1,16 +1,8 @@
 import { request } from 'node:http'
-import { afterEach, expect, it } from 'vitest'
+import { expect, it } from 'vitest'
 import { DEMO_KEY_ONE } from '../../fixtures/demo-keys.ts'
-import {
-  createSandboxServer,
-  type RequestLog,
-  type SandboxServer,
-} from '../../src/runtimes/node.ts'
-
-const servers: SandboxServer[] = []
-afterEach(async () => {
-  for (const server of servers.splice(0)) await server.close()
-})
+import type { RequestLog } from '../../src/runtimes/node.ts'
+import { startServer } from '../_servers.ts'
 
 /** A POST whose connection the server drops: resolves when it is gone. */
 const dropped = (port: number) =>
@@ -35,13 +27,10 @@ const dropped = (port: number) =>
 
 it('logs each network_error request once as it happens, keeping nothing per request for onLog', async () => {
   const logs: RequestLog[] = []
-  const server = await createSandboxServer({
-    port: 0,
+  const server = await startServer({
     seed: 1,
-    playground: false,
     onLog: (log) => logs.push(log),
   })
-  servers.push(server)
   const count = 300
   server.sandbox.scenarios.next('createCustomer', {
     networkError: true,

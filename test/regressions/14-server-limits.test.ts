@@ -1,32 +1,17 @@
 import { connect, type Socket } from 'node:net'
 import { afterEach, expect, it } from 'vitest'
 import { DEMO_KEY_ONE } from '../../fixtures/demo-keys.ts'
-import {
-  createSandboxServer,
-  type SandboxServer,
-} from '../../src/runtimes/node.ts'
+import type { SandboxServerOptions } from '../../src/runtimes/node.ts'
 import { rawExchange } from '../_raw.ts'
-import { spawnCli } from '../_spawn.ts'
+import { runCli, startCli, startServer } from '../_servers.ts'
 
-const servers: SandboxServer[] = []
 const sockets: Socket[] = []
-afterEach(async () => {
+afterEach(() => {
   for (const socket of sockets.splice(0)) socket.destroy()
-  for (const server of servers.splice(0)) await server.close()
 })
 
-const start = async (
-  options: Parameters<typeof createSandboxServer>[0] = {},
-) => {
-  const server = await createSandboxServer({
-    port: 0,
-    seed: 1,
-    playground: false,
-    ...options,
-  })
-  servers.push(server)
-  return server
-}
+const start = (options: SandboxServerOptions = {}) =>
+  startServer({ seed: 1, ...options })
 
 /** Opens a connection, sends `text` and collects what comes back until it closes. */
 const open = (port: number, text = '') => {
@@ -143,10 +128,10 @@ it('refuses limits that are not whole positive numbers, or a headersTimeout over
   await expect(
     start({ headersTimeout: 5000, requestTimeout: 1000 }),
   ).rejects.toThrow(/headersTimeout .* must not exceed requestTimeout/)
-  const cli = spawnCli(['--port', '0', '--request-timeout', 'soon'])
+  const cli = runCli(['--port', '0', '--request-timeout', 'soon'])
   expect(await cli.exited).toBe(2)
   expect(cli.stderr()).toMatch(/--request-timeout must be a whole number/)
-  const inverted = spawnCli([
+  const inverted = runCli([
     '--port',
     '0',
     '--headers-timeout',
@@ -160,7 +145,7 @@ it('refuses limits that are not whole positive numbers, or a headersTimeout over
 })
 
 it('takes the limits as CLI flags', async () => {
-  const cli = spawnCli([
+  const cli = await startCli([
     '--port',
     '0',
     '--quiet',
@@ -175,15 +160,10 @@ it('takes the limits as CLI flags', async () => {
     '--keep-alive-timeout',
     '1000',
   ])
-  try {
-    const [url] = await cli.waitFor(/http:\/\/\S+/)
-    const port = Number(new URL(url!).port)
-    const answer = await rawExchange(
-      port,
-      'GET /__sandbox/health HTTP/1.1\r\nHost: localhost\r\nA: 1\r\nB: 2\r\nC: 3\r\nD: 4\r\nE: 5\r\n\r\n',
-    )
-    expect(answer.status).toBe(431)
-  } finally {
-    cli.child.kill()
-  }
+  const port = Number(new URL(cli.url).port)
+  const answer = await rawExchange(
+    port,
+    'GET /__sandbox/health HTTP/1.1\r\nHost: localhost\r\nA: 1\r\nB: 2\r\nC: 3\r\nD: 4\r\nE: 5\r\n\r\n',
+  )
+  expect(answer.status).toBe(431)
 })

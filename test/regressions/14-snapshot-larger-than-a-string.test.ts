@@ -1,29 +1,22 @@
 import { createReadStream } from 'node:fs'
-import { mkdtemp, readdir, rm, stat } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { readdir, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
-import { afterEach, expect, it } from 'vitest'
+import { expect, it } from 'vitest'
 import { writeSnapshot } from '../../src/model/data-file.ts'
 import {
   SANDBOX_DATA_FORMAT,
   SANDBOX_DATA_VERSION,
   type SandboxData,
 } from '../../src/model/schemas.ts'
-
-const folders: string[] = []
-afterEach(async () => {
-  for (const folder of folders.splice(0))
-    await rm(folder, { recursive: true, force: true })
-})
+import { tempFolder } from '../_servers.ts'
 
 // V8's longest string on 64-bit: the whole state as one JSON.stringify
 // failed here with "Invalid string length".
 const MAX_STRING = 2 ** 29 - 24
 
 it('writes a snapshot larger than the longest string without "Invalid string length"', async () => {
-  const folder = await mkdtemp(join(tmpdir(), 'cts-huge-'))
-  folders.push(folder)
+  const folder = await tempFolder('cts-huge-')
   const file = join(folder, 'data.json')
   // 530 customers of about 1 MB each (one shared string in memory).
   const name = `${' '.repeat(1_040_000)}a`

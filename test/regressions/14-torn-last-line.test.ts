@@ -1,38 +1,15 @@
-import { appendFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { afterEach, expect, it } from 'vitest'
+import { appendFile, readFile, writeFile } from 'node:fs/promises'
+import { expect, it } from 'vitest'
 import { DEMO_KEY_ONE } from '../../fixtures/demo-keys.ts'
 import { readDataFile } from '../../src/model/data-file.ts'
-import {
-  createSandboxServer,
-  type SandboxServer,
-} from '../../src/runtimes/node.ts'
+import { startServer, tempDataFile } from '../_servers.ts'
 
-const folders: string[] = []
-const servers: SandboxServer[] = []
-afterEach(async () => {
-  for (const server of servers.splice(0)) await server.close()
-  for (const folder of folders.splice(0))
-    await rm(folder, { recursive: true, force: true })
-})
-
-const start = async (dataFile: string) => {
-  const server = await createSandboxServer({
-    port: 0,
-    playground: false,
-    customersPerAccount: 2,
-    dataFile,
-  })
-  servers.push(server)
-  return server
-}
+const start = (dataFile: string) =>
+  startServer({ customersPerAccount: 2, dataFile })
 
 /** A data file holding the seed and two created customers; their ids. */
 async function dataFileWithTwoCustomers(): Promise<[string, string[]]> {
-  const folder = await mkdtemp(join(tmpdir(), 'cts-torn-'))
-  folders.push(folder)
-  const file = join(folder, 'data.json')
+  const file = await tempDataFile('cts-torn-')
   const server = await start(file)
   const ids: string[] = []
   for (const name of ['Ada', 'Grace']) {
@@ -46,7 +23,7 @@ async function dataFileWithTwoCustomers(): Promise<[string, string[]]> {
     })
     ids.push(((await response.json()) as { id: string }).id)
   }
-  await servers.pop()!.close()
+  await server.close()
   return [file, ids]
 }
 

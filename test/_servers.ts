@@ -1,0 +1,113 @@
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { onTestFinished } from 'vitest'
+import {
+  createSandboxServer,
+  type SandboxServer,
+  type SandboxServerOptions,
+} from '../src/runtimes/node.ts'
+import { spawnCli, type Spawned, type SpawnOptions } from './_spawn.ts'
+
+// @note Everything here is undone when the current test finishes. vitest runs
+// `onTestFinished` callbacks last registered first, so a server started on a
+// data file closes (and writes its last snapshot) before its folder goes.
+
+/**
+ * Makes an empty temporary folder, removed with its content when the test finishes.
+ *
+ * @example
+ * const folder = await tempFolder('cts-temp-')
+ * await writeFile(join(folder, 'notes.txt'), 'not ours')
+ */
+export async function tempFolder(prefix = 'cts-'): Promise<string> {
+  const folder = await mkdtemp(join(tmpdir(), prefix))
+  onTestFinished(() => rm(folder, { recursive: true, force: true }))
+  return folder
+}
+
+/**
+ * The path of a data file that does not exist yet, `data.json` in a fresh
+ * {@link tempFolder}.
+ *
+ * @example
+ * const file = await tempDataFile('cts-torn-')
+ * const server = await startServer({ dataFile: file })
+ */
+export async function tempDataFile(prefix?: string): Promise<string> {
+  return join(await tempFolder(prefix), 'data.json')
+}
+
+/**
+ * Starts `createSandboxServer` on a free port without the playground,
+ * closed when the test finishes (closing twice is harmless).
+ *
+ * @example
+ * const server = await startServer({ seed: 1, requestTimeout: 300 })
+ * const response = await fetch(`${server.url}/__sandbox/health`)
+ */
+export async function startServer(
+  options: SandboxServerOptions = {},
+): Promise<SandboxServer> {
+  const server = await createSandboxServer({
+    port: 0,
+    playground: false,
+    ...options,
+  })
+  onTestFinished(() => server.close())
+  return server
+}
+
+/** How to spawn the CLI besides its arguments. */
+export interface CliOptions extends SpawnOptions {
+  /** Environment variables on top of this process's. */
+  env?: Record<string, string>
+}
+
+/** A spawned CLI that the test may stop itself. */
+export interface RunningCli extends Spawned {
+  /** Sends `signal` and resolves with the exit code (or the signal's name). */
+  stop(signal?: NodeJS.Signals): Promise<number | string>
+}
+
+/**
+ * Spawns the built CLI with `args` (see {@link spawnCli}); if it is still
+ * running when the test finishes, it is killed and waited for.
+ *
+ * @example
+ * const cli = runCli(['--port', '0', '--request-timeout', 'soon'])
+ * expect(await cli.exited).toBe(1)
+ */
+export function runCli(
+  args: string[],
+  { env, ...options }: CliOptions = {},
+): RunningCli {
+  const cli = spawnCli(args, env, options)
+  const stop = (signal: NodeJS.Signals = 'SIGTERM') => {
+    cli.child.kill(signal)
+    return cli.exited
+  }
+  onTestFinished(async () => {
+    await stop('SIGKILL')
+  })
+  return { ...cli, stop }
+}
+
+/**
+ * Spawns the built CLI like {@link runCli} and waits for the first URL it
+ * prints (the server's, with or without `--quiet`).
+ *
+ * @example
+ * const cli = await startCli(['--port', '0', '--quiet', '--data-file', file])
+ * await fetch(`${cli.url}/__sandbox/health`)
+ * expect(await cli.stop()).toBe(0)
+ */
+export async function startCli(
+  args: string[],
+  options: CliOptions = {},
+): Promise<RunningCli & { url: string }> {
+  const cli = runCli(args, options)
+  // Up to the line's end, so a URL cut between two chunks is not taken.
+  const [, url] = await cli.waitFor(/(http:\/\/\S+)\s/)
+  return { ...cli, url: url! }
+}
