@@ -144,6 +144,12 @@ export async function main({
     const { runCommand } = await import('./verify/cli.ts')
     return runCommand(args[0], args.slice(1), { stdout, stderr, env })
   }
+  const err = createOutput(stderr)
+  const out = createOutput(stdout, (error) =>
+    err.write(
+      `${NAME}: stdout closed (${error.code ?? error.message}): the request log stops, the server keeps serving\n`,
+    ),
+  )
   const color =
     Boolean(stdout.isTTY) &&
     env.NO_COLOR === undefined &&
@@ -157,22 +163,22 @@ export async function main({
     resolved = await readCommandLine(args, env)
   } catch (error) {
     if (!(error instanceof UsageError)) throw error
-    stderr.write(`${NAME}: ${error.message}\n\n${USAGE}`)
+    err.write(`${NAME}: ${error.message}\n\n${USAGE}`)
     return { exitCode: 2 }
   }
   if (resolved.help) {
-    stdout.write(USAGE)
+    out.write(USAGE)
     return { exitCode: 0 }
   }
   if (resolved.version) {
-    stdout.write(`${packageJson.version}\n`)
+    out.write(`${packageJson.version}\n`)
     return { exitCode: 0 }
   }
   const options = resolved.options!
   const settings = resolved.settings!
   const json = settings.logFormat === 'json'
   const line = (record: Record<string, unknown>): void => {
-    stdout.write(
+    out.write(
       `${JSON.stringify({ time: new Date().toISOString(), ...record })}\n`,
     )
   }
@@ -180,7 +186,7 @@ export async function main({
   // @note Loaded only to serve: --help and --version stay instant.
   const { createSandboxServer, SandboxStartError } =
     await import('../runtimes/node.ts')
-  const progress = createProgress(stdout, json || settings.quiet, paint)
+  const progress = createProgress(out, json || settings.quiet, paint)
   let server: SandboxServer
   try {
     server = await createSandboxServer({
@@ -188,8 +194,12 @@ export async function main({
       onSeedProgress: progress.update,
       ...(!settings.quiet && {
         onLog: json
-          ? (log: RequestLog) => line({ event: 'request', ...log })
-          : (log: RequestLog) => stdout.write(formatLog(log, paint)),
+          ? (log: RequestLog) => {
+              if (out.open) line({ event: 'request', ...log })
+            }
+          : (log: RequestLog) => {
+              if (out.open) out.write(formatLog(log, paint))
+            },
       }),
       ...(json && {
         onFlush: (info) =>
@@ -205,16 +215,16 @@ export async function main({
   } catch (error) {
     progress.done()
     if (error instanceof SandboxStartError) {
-      stderr.write(`${NAME}: ${error.message}\n`)
+      err.write(`${NAME}: ${error.message}\n`)
       return { exitCode: error.exitCode }
     }
     if (error instanceof DataFileError) {
-      stderr.write(`${NAME}: ${error.message}\n`)
+      err.write(`${NAME}: ${error.message}\n`)
       return { exitCode: 1 }
     }
     if (error instanceof TypeError || error instanceof RangeError) {
       // A bad option value: createSandbox says which and how to fix it.
-      stderr.write(
+      err.write(
         `${NAME}: ${error.message.replace(/^Failed to create a sandbox: /, '')}\n\nRun ${NAME} --help for the options.\n`,
       )
       return { exitCode: 2 }
@@ -233,20 +243,57 @@ export async function main({
       loaded_from_file: server.loadedFromFile,
     })
   } else if (settings.quiet) {
-    stdout.write(`${server.url}\n`)
+    out.write(`${server.url}\n`)
   } else {
-    stdout.write(banner(server, options, paint))
+    out.write(banner(server, options, paint))
   }
   return { server }
 }
 
+/** A stream the CLI writes to, which stops taking writes once it has failed. */
+interface Output {
+  write(text: string): void
+  /** False once a write failed: its reader went away. */
+  readonly open: boolean
+  readonly isTTY: boolean
+}
+
+/**
+ * Guards a stream the CLI writes to: when its reader goes away (EPIPE after
+ * `| head -1`, or a parent that spawned the server and exited), the error
+ * would end the process as an unhandled 'error' event. The server keeps
+ * serving instead, and nothing more is written there.
+ *
+ * @example
+ * const out = createOutput(process.stdout)
+ * out.write('listening\n') // dropped, never thrown, once stdout is closed
+ */
+function createOutput(
+  stream: NodeJS.WritableStream & { isTTY?: boolean },
+  onClose?: (error: NodeJS.ErrnoException) => void,
+): Output {
+  let open = true
+  // @note Kept for good: process.stdout and stderr cannot be destroyed, so
+  // every later write (console.error's too) fails and emits again.
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (!open) return
+    open = false
+    onClose?.(error)
+  })
+  return {
+    write(text) {
+      if (open) stream.write(text)
+    },
+    get open() {
+      return open
+    },
+    isTTY: Boolean(stream.isTTY),
+  }
+}
+
 type Paint = (format: Parameters<typeof styleText>[0], text: string) => string
 
-function createProgress(
-  stdout: CliIO['stdout'],
-  silent: boolean,
-  paint: Paint,
-) {
+function createProgress(stdout: Output, silent: boolean, paint: Paint) {
   const started = performance.now()
   let shown = false
   let total = 0
