@@ -274,12 +274,15 @@ function createOutput(
 ): Output {
   let open = true
   // @note Kept for good: process.stdout and stderr cannot be destroyed, so
-  // every later write (console.error's too) fails and emits again.
-  stream.on('error', (error: NodeJS.ErrnoException) => {
-    if (!open) return
-    open = false
-    onClose?.(error)
-  })
+  // every later write (console.error's too) fails and emits again. A caller's
+  // bare `{ write }` object emits nothing and needs no listener.
+  if (typeof stream.on === 'function') {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (!open) return
+      open = false
+      onClose?.(error)
+    })
+  }
   return {
     write(text) {
       if (open) stream.write(text)
