@@ -47,7 +47,7 @@ export const USAGE: string = renderUsage()
 export { readConfig }
 
 /** Settings of the CLI beyond the server's options. */
-export interface CliSettings {
+interface CliSettings {
   logFormat: 'pretty' | 'json'
   quiet: boolean
   debug: boolean

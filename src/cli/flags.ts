@@ -193,10 +193,7 @@ const pairs =
  * @example
  * const session = await readJsonFile('--from', 'session.json')
  */
-export async function readJsonFile(
-  flag: string,
-  path: string,
-): Promise<unknown> {
+async function readJsonFile(flag: string, path: string): Promise<unknown> {
   let content: string
   try {
     content = await readFile(path, 'utf8')
@@ -621,11 +618,21 @@ export const FLAG_TABLE = {
   },
 } as const satisfies { [K in FlagName]?: FlagRow }
 
-/** The rows of `FLAG_TABLE` with their names, in the order `--help` lists them. */
+/**
+ * The rows of `FLAG_TABLE` with their names, in the order `--help` lists them.
+ *
+ * @example
+ * FLAG_ROWS.filter(([, row]) => row.config).map(([name]) => name) // the config file's options
+ */
 export const FLAG_ROWS: readonly (readonly [FlagName, FlagRow])[] =
   Object.entries(FLAG_TABLE) as [FlagName, FlagRow][]
 
-/** The `options` of node:util's `parseArgs`, one per row with a flag. */
+/**
+ * The `options` of node:util's `parseArgs`, one per row with a flag.
+ *
+ * @example
+ * parseArgs({ args: ['--seed', '7'], options: PARSE_ARGS_OPTIONS }).values // { seed: '7' }
+ */
 export const PARSE_ARGS_OPTIONS: NonNullable<ParseArgsConfig['options']> =
   Object.fromEntries(
     FLAG_ROWS.flatMap(([, row]) =>
@@ -646,6 +653,9 @@ export const PARSE_ARGS_OPTIONS: NonNullable<ParseArgsConfig['options']> =
 /**
  * The names a config file may hold, each with the row it sets: the rows a
  * config file may set, under their names and aliases.
+ *
+ * @example
+ * CONFIG_KEYS.get('customers') // 'customersPerAccount'
  */
 export const CONFIG_KEYS: ReadonlyMap<string, FlagName> = new Map(
   FLAG_ROWS.flatMap(([name, row]) =>
