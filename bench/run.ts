@@ -19,6 +19,9 @@ import { createSandbox } from '../src/index.ts'
 const QUICK = process.argv.includes('--quick')
 const RUNS = QUICK ? 1 : Number(process.env.BENCH_RUNS ?? 5)
 const DURATION = QUICK ? 3 : 5
+// Load before measuring, so that the figures are of a server past its JIT
+// warm-up (on one pinned core the optimising compiler competes with it).
+const WARMUP = QUICK ? 1 : Number(process.env.BENCH_WARMUP ?? 5)
 const CONNECTIONS = 32
 // The bench measures creates at full speed into one account, far past the
 // default limits (10,000 customers or tokens per account): raise them.
@@ -188,7 +191,7 @@ async function load(
     // autocannon runs in this process: keep it off the server's core too.
     if (!WRK && second)
       spawnSync('taskset', ['-a', '-p', '-c', '0', String(process.pid)])
-    await generate(url + path, JSON.stringify(body), 1) // warm-up
+    await generate(url + path, JSON.stringify(body), WARMUP)
     const figures = await generate(url + path, JSON.stringify(body), DURATION)
     return { ...figures, rssMb: await peakRss(child.pid!) }
   } finally {
@@ -225,7 +228,7 @@ async function benchServer(): Promise<void> {
   )
   row(
     'server',
-    `bare node:http JSON echo (baseline), ${WRK ? 'wrk' : 'autocannon'} c=${CONNECTIONS}`,
+    `bare node:http JSON echo (baseline), ${WRK ? 'wrk' : 'autocannon'} c=${CONNECTIONS}, ${WARMUP} s warm-up then ${DURATION} s`,
     `${bare.toFixed(0)} req/s, p99 ${m('bare', 'p99')} ms`,
   )
   for (const name of ['customers', 'tokens'] as const) {
@@ -241,8 +244,8 @@ async function benchServer(): Promise<void> {
       'server',
       `${path} req/s vs bare (median of the runs' ratios)`,
       `${ratio.toFixed(2)}× (runs ${spread}; ${m(name, 'rps').toFixed(0)} req/s)`,
-      '≥ 0.35×',
-      ratio >= 0.35,
+      '≥ 0.30× (issue 16)',
+      ratio >= 0.3,
     )
     row(
       'server',

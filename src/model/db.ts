@@ -88,18 +88,43 @@ interface Index<T extends { id: string }> {
   byId: Map<string, T>
   add(record: T): void
   drop(record: T): void
+  /** Puts `next` where `prev` is indexed: the same record, stored anew. */
+  swap(prev: T, next: T): void
+}
+
+/** An index kept beside `byId`: credentials by digest, emails by account. */
+interface SideIndex<T> {
+  add(record: T): void
+  drop(record: T): void
+  /** Takes `next` in place of `prev`; false when it cannot (then drop + add). */
+  swap?(prev: T, next: T): boolean
 }
 
 function createIndex<T extends { id: string; account_id?: string }>(
   byAccount: Map<string, T[]> | undefined,
-  also: { add(record: T): void; drop(record: T): void } = {
-    add() {},
-    drop() {},
-  },
+  also: SideIndex<T> = { add() {}, drop() {} },
 ): Index<T> {
   const byId = new Map<string, T>()
   return {
     byId,
+    swap(prev, next) {
+      if (prev.id !== next.id || prev.account_id !== next.account_id) {
+        this.drop(prev)
+        this.add(next)
+        return
+      }
+      byId.set(next.id, next)
+      if (byAccount && next.account_id !== undefined) {
+        // A record just reserved is one of the last made: search from the end.
+        const list = byAccount.get(next.account_id)
+        const at = list?.lastIndexOf(prev) ?? -1
+        if (at !== -1) list![at] = next
+      }
+      if (!also.swap?.(prev, next)) {
+        also.drop(prev)
+        also.add(next)
+      }
+    },
     add(record) {
       byId.set(record.id, record)
       if (byAccount && record.account_id !== undefined) {
@@ -143,9 +168,8 @@ function follow<T extends { id: string }>(
     const pending = reserved.get(record.id)
     if (pending !== undefined && pending === initialValues) {
       reserved.delete(record.id)
-      index.drop(pending)
-    }
-    index.add(record)
+      index.swap(pending, record)
+    } else index.add(record)
   })
   hooks.on('update', (event) => {
     if (event.defaultPrevented) return
@@ -194,6 +218,18 @@ export function createDatabase(
       if (rest?.length) byDigest.set(digest, rest)
       else byDigest.delete(digest)
     },
+    /** Points the credential at the stored record when the secret is unchanged. */
+    swap(
+      prev: Extract<Credential, { kind: K }>['record'],
+      next: Extract<Credential, { kind: K }>['record'],
+    ): boolean {
+      if (prev.secret !== next.secret) return false
+      const credential = byDigest
+        .get(secretHash(prev.secret))
+        ?.find((c) => c.record === prev)
+      if (credential) credential.record = next
+      return credential !== undefined
+    },
   })
   // With `indexEmails`, how many customers of each account have an email.
   const emails = new Map<string, number>()
@@ -210,6 +246,9 @@ export function createDatabase(
       if (count > 0) emails.set(key, count)
       else emails.delete(key)
     },
+    swap: (prev: CustomerRecord, next: CustomerRecord): boolean =>
+      prev.account_id === next.account_id &&
+      prev.email?.toLowerCase() === next.email?.toLowerCase(),
   }
 
   // Keys, customers and tokens by account keep state and export linear in

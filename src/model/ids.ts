@@ -65,17 +65,19 @@ export function createCryptoRandom(): RandomSource {
  * randomBase62(createSeededRandom(1), 14) // e.g. '4fK2...'
  */
 export function randomBase62(random: RandomSource, length: number): string {
-  let out = ''
-  while (out.length < length) {
+  // Joined once: adding a character at a time makes a chain of partial strings.
+  const digits = new Array<string>(length)
+  let count = 0
+  while (count < length) {
     let value = random()
     // Each 32-bit draw yields five 6-bit digits; 62 and 63 are rejected.
-    for (let i = 0; i < 5 && out.length < length; i++) {
+    for (let i = 0; i < 5 && count < length; i++) {
       const digit = value & 63
       value >>>= 6
-      if (digit < 62) out += BASE62[digit]
+      if (digit < 62) digits[count++] = BASE62[digit]!
     }
   }
-  return out
+  return digits.join('')
 }
 
 /** The prefixes and lengths of every id and secret the sandbox makes. */

@@ -63,11 +63,11 @@ export interface SandboxContext {
 }
 
 /**
- * The bookkeeping of one request to the API: its id, when it began, what the
- * journal will say of it and the headers its answer gains (rate limiting).
- * The core's `fetch` makes it; routes fill it in.
+ * The state of one request while it is answered: its id, when it began, what
+ * the journal will say of it and the headers its answer carries (the request
+ * id, rate limiting). The core's `fetch` makes it; routes fill it in.
  */
-export interface Exchange {
+export interface RequestState {
   readonly requestId: string
   readonly started: number
   /** When it began, on the clock of the caller's account once known. */
@@ -78,8 +78,16 @@ export interface Exchange {
     JournalEntry,
     'account_id' | 'credential' | 'scenario' | 'replayed' | 'code'
   >
-  /** Headers the answer carries besides its own, as name-value pairs. */
+  /**
+   * Headers the answer carries besides its own, as name-value pairs; the
+   * first is `x-request-id`.
+   */
   headers: [string, string][]
+  /**
+   * The answer built with `headers` already in it (see `respond`), which the
+   * core's `fetch` then leaves as it is.
+   */
+  answer?: Response
 }
 
 /** What a route's resolver gets. */
@@ -91,7 +99,7 @@ export interface RouteCall {
   params: Record<string, string>
   /** The request's URL, parsed on first use. */
   readonly url: URL
-  exchange: Exchange
+  state: RequestState
 }
 
 /**

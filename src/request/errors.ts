@@ -272,7 +272,12 @@ export class SandboxError extends Error {
       status?: number
     } = {},
   ) {
+    // @note An answer, not a fault: capturing a stack was most of the cost
+    // of a 4xx, and nobody reads it (internal errors keep their own stacks).
+    const stackTraceLimit = Error.stackTraceLimit
+    Error.stackTraceLimit = 0
     super(detail)
+    Error.stackTraceLimit = stackTraceLimit
     this.name = 'SandboxError'
     this.code = code
     this.status = init.status ?? ERROR_REGISTRY[code].status

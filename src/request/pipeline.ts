@@ -2,7 +2,12 @@
 // that the server writes without building a web stream.
 import { FastResponse } from 'srvx'
 import { authenticate, REALM, requireScope, type Principal } from './auth.ts'
-import type { Exchange, Route, RouteCall, SandboxContext } from './context.ts'
+import type {
+  RequestState,
+  Route,
+  RouteCall,
+  SandboxContext,
+} from './context.ts'
 import { SandboxError, STATUS_TEXT, validationError } from './errors.ts'
 import type { CreatedRecord } from '../model/db.ts'
 import type { Operation } from './journal.ts'
@@ -82,7 +87,7 @@ export function json(
 export async function runOperation(
   ctx: SandboxContext,
   spec: OperationSpec,
-  { request, exchange }: RouteCall,
+  { request, state }: RouteCall,
 ): Promise<Response> {
   if (!ctx.seeded) await ctx.ready
   let idempotencyKey: string | undefined
@@ -97,17 +102,17 @@ export async function runOperation(
       )
     }
     const now = ctx.clock.now()
-    const principal = authenticate(ctx.db, exchange.bearer, (accountId) =>
-      accountClockOf(ctx, exchange, accountId).now().getTime(),
+    const principal = authenticate(ctx.db, state.bearer, (accountId) =>
+      accountClockOf(ctx, state, accountId).now().getTime(),
     )
-    const accountClock = accountClockOf(ctx, exchange, principal.accountId)
+    const accountClock = accountClockOf(ctx, state, principal.accountId)
     // @note Authentication comes before anything else (the contract's order),
     // so only a caller with a valid credential can make a call fail.
     const effect = takeScenario(
       ctx,
       spec.operation,
       request,
-      exchange,
+      state,
       principal.accountId,
     )
     if (effect?.status !== undefined || effect?.networkError) {
@@ -117,14 +122,14 @@ export async function runOperation(
     }
 
     if (principal.persona === 'unavailable') {
-      exchange.entry.scenario = 'persona=unavailable'
+      state.entry.scenario = 'persona=unavailable'
       throw simulatedFailure(503)
     }
     if (principal.persona === 'slow') {
-      exchange.entry.scenario = `persona=slow; delay_ms=${PERSONA_SLOW_MS}`
+      state.entry.scenario = `persona=slow; delay_ms=${PERSONA_SLOW_MS}`
       await sleep(PERSONA_SLOW_MS)
     }
-    applyRateLimit(ctx, principal, exchange, now.getTime())
+    applyRateLimit(ctx, principal, state, now.getTime())
     requireScope(principal, spec.scope)
     spec.authorize?.(ctx, principal)
 
@@ -152,8 +157,10 @@ export async function runOperation(
         principal.accountId,
       )
       if (lookup.kind === 'replay') {
-        exchange.entry.replayed = true
-        return toResponse(lookup.response, [['idempotent-replayed', 'true']])
+        state.entry.replayed = true
+        return respond(state, lookup.response, [
+          ['idempotent-replayed', 'true'],
+        ])
       }
       if (lookup.kind === 'in-flight') {
         throw new SandboxError(
@@ -192,13 +199,13 @@ export async function runOperation(
       ctx.idempotency.complete(idempotencyKey, answer)
       idempotencyKey = undefined
     }
-    return toResponse(answer)
+    return respond(state, answer)
   } catch (error) {
     if (idempotencyKey !== undefined) {
       // @note Only outcomes of the operation itself are worth replaying; a
       // 422 leaves the key free so that the corrected request can use it.
       if (error instanceof SandboxError && error.code === 'email_taken') {
-        const response = renderError(ctx, exchange, error)
+        const response = renderError(ctx, state, error)
         ctx.idempotency.complete(idempotencyKey, {
           status: response.status,
           headers: [...response.headers],
@@ -269,17 +276,17 @@ export const STORAGE_RETRY_AFTER_SECONDS = 5
 
 /**
  * The clock of the credential's account (its own, or the sandbox's), which
- * also stamps the exchange: its journal entry names the account, an expired
+ * also stamps the state: its journal entry names the account, an expired
  * token's too, and is timed on that clock.
  */
 function accountClockOf(
   ctx: SandboxContext,
-  exchange: Exchange,
+  state: RequestState,
   accountId: string,
 ): SandboxClock {
-  exchange.entry.account_id = accountId
+  state.entry.account_id = accountId
   const clock = ctx.accounts.clockFor(accountId)
-  if (clock !== ctx.clock) exchange.at = clock.now()
+  if (clock !== ctx.clock) state.at = clock.now()
   return clock
 }
 
@@ -287,7 +294,7 @@ function takeScenario(
   ctx: SandboxContext,
   operation: Operation,
   request: Request,
-  exchange: Exchange,
+  state: RequestState,
   accountId: string,
 ): ScenarioEffect | undefined {
   const header = request.headers.get('x-sandbox-scenario')
@@ -311,7 +318,7 @@ function takeScenario(
       ctx.scenarios.take(operation)
   }
   if (effect) {
-    exchange.entry.scenario = [
+    state.entry.scenario = [
       effect.status !== undefined ? `status=${effect.status}` : '',
       effect.delayMs !== undefined ? `delay_ms=${effect.delayMs}` : '',
       effect.networkError ? 'network_error' : '',
@@ -348,7 +355,7 @@ const SIMULATED_HEADERS: Record<number, Record<string, string>> = {
 function applyRateLimit(
   ctx: SandboxContext,
   principal: Principal,
-  exchange: Exchange,
+  state: RequestState,
   now: number,
 ): void {
   // The rate-limited persona has a window of its own, whatever the options say.
@@ -358,7 +365,7 @@ function applyRateLimit(
   if (!rateLimit || !limiter) return
   const result = limiter.hit(principal.secret, now)
   // IETF draft-ietf-httpapi-ratelimit-headers: structured fields.
-  exchange.headers.push(
+  state.headers.push(
     [
       'ratelimit-policy',
       `"default";q=${result.limit};w=${rateLimit.windowSeconds}`,
@@ -374,14 +381,19 @@ function applyRateLimit(
   }
 }
 
-/** An answer as the idempotency store keeps it, as a `Response`. */
-function toResponse(
+/**
+ * An answer as the idempotency store keeps it, as a `Response` that already
+ * carries the request's own headers: they are built once, with the answer.
+ */
+function respond(
+  state: RequestState,
   answer: StoredResponse,
   extra: [string, string][] = [],
 ): Response {
-  return new FastResponse(answer.body, {
+  state.answer = new FastResponse(answer.body, {
     status: answer.status,
     statusText: STATUS_TEXT[answer.status] ?? '',
-    headers: extra.length > 0 ? [...answer.headers, ...extra] : answer.headers,
+    headers: [...answer.headers, ...extra, ...state.headers],
   })
+  return state.answer
 }

@@ -1,6 +1,11 @@
 import { readBearer } from './auth.ts'
 import { isoTime } from '../model/clock.ts'
-import type { Exchange, Route, RouteCall, SandboxContext } from './context.ts'
+import type {
+  RequestState,
+  Route,
+  RouteCall,
+  SandboxContext,
+} from './context.ts'
 import { SandboxError } from './errors.ts'
 import type { JournalEntry } from './journal.ts'
 import { LimitReachedError, limitReached } from './limits.ts'
@@ -180,8 +185,9 @@ export function createRouter(
       const href = request.url
       const place = locate(href)
       const bearer = readBearer(request.headers.get('authorization'))
-      const exchange: Exchange = {
-        requestId: ctx.nextId('request'),
+      const requestId = ctx.nextId('request')
+      const state: RequestState = {
+        requestId,
         started: performance.now(),
         at: ctx.clock.now(),
         bearer,
@@ -192,7 +198,7 @@ export function createRouter(
           replayed: false,
           code: null,
         },
-        headers: [],
+        headers: [['x-request-id', requestId]],
       }
       let operation: Route['operation'] = undefined
       let response: Response
@@ -216,28 +222,20 @@ export function createRouter(
           get url() {
             return (url ??= new URL(href))
           },
-          exchange,
+          state,
         }
         response = await route.resolve(call)
       } catch (error) {
-        response = renderError(ctx, exchange, error)
+        response = renderError(ctx, state, error)
       }
       // @note Response.error() (a scenario's network error) is the one
       // answer with status 0, and its headers cannot be set.
-      if (response.status !== 0) {
+      if (response.status !== 0 && response !== state.answer) {
         const { headers } = response
-        headers.set('x-request-id', exchange.requestId)
-        for (const [name, value] of exchange.headers) headers.set(name, value)
+        for (const [name, value] of state.headers) headers.set(name, value)
       }
       if (place.area === 'api') {
-        record(
-          ctx,
-          exchange,
-          request.method,
-          place.pathname,
-          operation,
-          response,
-        )
+        record(ctx, state, request.method, place.pathname, operation, response)
       }
       return response
     },
@@ -265,11 +263,11 @@ export function createRouter(
  * else as a `500 internal_error` that is reported with the request id.
  *
  * @example
- * return renderError(ctx, exchange, new SandboxError('not_found', 'No such path.'))
+ * return renderError(ctx, state, new SandboxError('not_found', 'No such path.'))
  */
 export function renderError(
   ctx: SandboxContext,
-  exchange: Pick<Exchange, 'requestId' | 'entry'>,
+  state: Pick<RequestState, 'requestId' | 'entry'>,
   error: unknown,
 ): Response {
   const sandboxError =
@@ -282,23 +280,23 @@ export function renderError(
             'The sandbox failed to answer this request; this is a bug in the sandbox, please report it with the request id.',
           )
   if (sandboxError.code === 'internal_error')
-    reportUnexpected(error, exchange.requestId)
-  exchange.entry.code = sandboxError.code
-  return sandboxError.toResponse(exchange.requestId, ctx.options.errorFormat)
+    reportUnexpected(error, state.requestId)
+  state.entry.code = sandboxError.code
+  return sandboxError.toResponse(state.requestId, ctx.options.errorFormat)
 }
 
 function record(
   ctx: SandboxContext,
-  exchange: Exchange,
+  state: RequestState,
   method: string,
   path: string,
   operation: Route['operation'],
   response: Response,
 ): void {
   // Field by field, not a spread: one object shape for every entry.
-  const { entry: part } = exchange
+  const { entry: part } = state
   const entry: JournalEntry = {
-    request_id: exchange.requestId,
+    request_id: state.requestId,
     operation: operation ?? null,
     method,
     path,
@@ -308,9 +306,8 @@ function record(
     scenario: part.scenario,
     replayed: part.replayed,
     code: part.code,
-    duration_ms:
-      Math.round((performance.now() - exchange.started) * 1000) / 1000,
-    at: isoTime(exchange.at.getTime()),
+    duration_ms: Math.round((performance.now() - state.started) * 1000) / 1000,
+    at: isoTime(state.at.getTime()),
   }
   ctx.journal.record(entry)
   ctx.options.onRequest?.(entry)

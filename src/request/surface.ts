@@ -62,7 +62,7 @@ export async function runSurface(
 ): Promise<Response> {
   const { request, path } = call
   // The account-scoped calls are guarded by the account's API key instead.
-  if (adminGuard) checkAdmin(ctx, call.exchange.bearer, path)
+  if (adminGuard) checkAdmin(ctx, call.state.bearer, path)
   await ctx.ready
   const response = await resolve({
     request,

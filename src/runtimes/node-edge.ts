@@ -9,7 +9,7 @@ import { SandboxError } from '../request/errors.ts'
 
 /** What the edge settles about one request that it lets through. */
 export interface EdgeVerdict {
-  /** The request's URL, built (when first read) from its path against a fixed base, never from `Host`. */
+  /** The request's URL, built from its path against a fixed base, never from `Host`. */
   readonly url: URL
   /** The path as sent, query excluded. */
   path: string
@@ -195,7 +195,7 @@ export function createEdge(options: EdgeOptions): Edge {
       const query = target.indexOf('?')
       const path = query === -1 ? target : target.slice(0, query)
       // @note Only a target naming __sandbox can be (or normalise to) the
-      // admin surface; the others, the operations above all, need no URL.
+      // admin surface: an invalid target is refused there, served elsewhere.
       let url: URL | undefined
       if (target.includes('__sandbox')) {
         url = toUrl(target)
@@ -212,10 +212,7 @@ export function createEdge(options: EdgeOptions): Edge {
         url !== undefined && /(?:^|\/)__sandbox(?:\/|$)/.test(url.pathname)
       const origin = req.headers.origin ?? null
       const verdict: EdgeVerdict = {
-        get url() {
-          url ??= toUrl(target) ?? new URL(`${FIXED_BASE}/`)
-          return url
-        },
+        url: url ?? toUrl(target) ?? new URL(`${FIXED_BASE}/`),
         path,
         surface,
         origin,
