@@ -6,7 +6,7 @@ import { SandboxError } from '../src/request/errors.ts'
 import { json } from '../src/request/pipeline.ts'
 import type { SandboxCore } from '../src/sandbox.ts'
 import { ScenarioBodySchema } from '../src/model/schemas.ts'
-import { runSurface, type SurfaceCall } from '../src/request/surface.ts'
+import { runSandboxCall, type SandboxCall } from '../src/request/sandbox-api.ts'
 import { moveClock, queueScenario, readLimit, scenarioView } from './sandbox.ts'
 
 const AnyObject = z.record(z.string(), z.unknown())
@@ -39,7 +39,7 @@ function accountOf(
 }
 
 /**
- * The account-scoped surface, `/__sandbox/account/{clock,scenarios,requests}`:
+ * The account-scoped calls, `/__sandbox/account/{clock,scenarios,requests}`:
  * the same calls as the sandbox-wide ones, for the account whose API key is
  * the Bearer credential. In the spirit of Stripe's test clocks.
  *
@@ -60,13 +60,13 @@ export function accountRoutes(
     path: string,
     resolve: (
       account: AccountControls,
-      call: SurfaceCall,
+      call: SandboxCall,
     ) => Response | Promise<Response>,
   ): Route => ({
     method,
     path: `/__sandbox/account/${path}`,
     resolve: (routeCall) =>
-      runSurface(
+      runSandboxCall(
         ctx,
         routeCall,
         (call) => resolve(accountOf(ctx, sandbox, routeCall.request), call),

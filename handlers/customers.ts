@@ -1,19 +1,98 @@
-import { OPERATIONS } from '../src/request/operations.ts'
+import { z } from 'zod'
+import { createFaker, seedCustomers } from '../fixtures/seed.ts'
 import { isoTime } from '../src/model/clock.ts'
+import { createIdGenerator } from '../src/model/ids.ts'
+import {
+  CustomerSchema,
+  EMAIL_PATTERN,
+  textSchema,
+  type RequestSchemaSettings,
+} from '../src/model/schemas.ts'
+import { defineOperation } from '../src/request/define-operation.ts'
 import { SandboxError } from '../src/request/errors.ts'
 import { checkRoom } from '../src/request/limits.ts'
-import type { OperationSpec } from '../src/request/pipeline.ts'
-import { validateBody } from '../src/request/validation.ts'
+
+/**
+ * Builds the request body schema of `POST /v1/customers` for one sandbox's
+ * settings; its `.meta()` is what the OpenAPI document adds to each field.
+ *
+ * @example
+ * createCustomerBodySchema(settings).safeParse({ name: 'Ada', email: 'ada@example.com' })
+ */
+export function createCustomerBodySchema(
+  settings: Pick<
+    RequestSchemaSettings,
+    'unknownFields' | 'requiredFields' | 'nameLength' | 'emailMaxLength'
+  >,
+) {
+  const { min, max } = settings.nameLength
+  const name = textSchema('name', settings.nameLength).meta({
+    description: `The customer's name, echoed exactly as sent: ${min}–${max} characters (code points) as sent${min > 0 ? ', at least one of them visible (whitespace and the zero-width U+200B–U+200D, U+2060, U+FEFF do not count)' : ''}.`,
+    'x-sandbox-assumption': 'customer.name-constraints',
+  })
+  const email = z
+    .email({ pattern: EMAIL_PATTERN })
+    .max(settings.emailMaxLength)
+    .meta({
+      description:
+        'A practical email address (local@domain.tld), echoed exactly as sent.',
+      'x-sandbox-assumption': 'customer.email-constraints',
+    })
+  const shape = {
+    name: settings.requiredFields.includes('name') ? name : name.optional(),
+    email: settings.requiredFields.includes('email') ? email : email.optional(),
+  }
+  return settings.unknownFields === 'reject'
+    ? z.object(shape).strict()
+    : z.object(shape).strip()
+}
+
+/** The request body of `POST /v1/customers`. */
+export type CreateCustomerBody = z.infer<
+  ReturnType<typeof createCustomerBodySchema>
+>
+
+/** The customer the document shows: the first one seed 1 makes. */
+function sampleCustomer(): z.infer<typeof CustomerSchema> {
+  const [sample] = seedCustomers(createFaker(1), 1)
+  const id = createIdGenerator({ seed: 1, deterministic: true, salt: 'seed:' })
+  return { id: id('customer'), name: sample!.name, email: sample!.email }
+}
 
 /**
  * `POST /v1/customers`: creates a customer in the caller's account and echoes
  * `name` and `email` exactly as sent, adding `id`.
  */
-export const createCustomer: OperationSpec = {
+export const createCustomer = defineOperation({
   operation: 'createCustomer',
-  ...OPERATIONS.createCustomer,
+  method: 'POST',
+  path: '/v1/customers',
   scope: 'customers:write',
   bodyTypes: 'json',
+  body: createCustomerBodySchema,
+  document: {
+    tag: { name: 'Customers', description: 'Version 1: customer records.' },
+    summary: 'Create a customer',
+    description: (options, assumption) =>
+      `Needs \`customers:write\` (API keys have every scope${options.v1AcceptsTokens ? '; tokens with it are accepted' : '; tokens are refused'}). ${assumption('customer.success-status')}`,
+    example: () => {
+      const { name, email } = sampleCustomer()
+      return { name, email }
+    },
+    success: {
+      status: 201,
+      description: 'The customer, exactly `{ id, name, email }`.',
+      name: 'Customer',
+      // A field that `requiredFields` makes optional is absent when not sent.
+      schema: ({ requiredFields }) =>
+        CustomerSchema.partial({
+          ...(!requiredFields.includes('name') && { name: true }),
+          ...(!requiredFields.includes('email') && { email: true }),
+        }),
+      example: sampleCustomer,
+    },
+    errors: { 409: ['email_taken'] },
+  },
   authorize(ctx, principal) {
     if (principal.kind === 'token' && !ctx.options.v1AcceptsTokens) {
       throw new SandboxError(
@@ -27,8 +106,7 @@ export const createCustomer: OperationSpec = {
       )
     }
   },
-  async execute(ctx, principal, raw, now) {
-    const body = validateBody(ctx.schemas.customerBody, raw)
+  async execute(ctx, principal, body, now) {
     const { db } = ctx
     // @note Nothing is awaited from these checks to the insert, so two
     // concurrent creates can take neither the same id nor the same email.
@@ -64,4 +142,4 @@ export const createCustomer: OperationSpec = {
       },
     }
   },
-}
+})

@@ -19,11 +19,11 @@ import { createOpenApiDocument } from '../src/openapi.ts'
 import type { SandboxClock } from '../src/model/clock.ts'
 import type { Scenario, Scenarios } from '../src/request/scenarios.ts'
 import { maskSession } from '../src/model/secrets.ts'
-import { runSurface, type SurfaceCall } from '../src/request/surface.ts'
+import { runSandboxCall, type SandboxCall } from '../src/request/sandbox-api.ts'
 import { clip } from '../src/request/validation.ts'
 import { LimitReachedError } from '../src/request/limits.ts'
 
-type SurfaceResolver = (call: SurfaceCall) => Response | Promise<Response>
+type SurfaceResolver = (call: SandboxCall) => Response | Promise<Response>
 
 const AnyObject = z.record(z.string(), z.unknown())
 const IsoDateTime = z.iso.datetime({ offset: true })
@@ -164,7 +164,7 @@ export function readLimit(url: URL): { limit?: number } {
   return raw === null ? {} : { limit: Number(raw) }
 }
 
-/** A scenario as the surface answers it. */
+/** A scenario as /__sandbox/scenarios answers it. */
 export const scenarioView = (s: Scenario) => ({
   id: s.id,
   operation: s.operation,
@@ -175,7 +175,7 @@ export const scenarioView = (s: Scenario) => ({
 })
 
 /**
- * The sandbox's own HTTP surface under `/__sandbox/`: inspection, reset,
+ * The sandbox's own HTTP API under `/__sandbox/`: inspection, reset,
  * keys, the journal, the clock, scenarios and the assumption ledger. Each
  * route calls the same JavaScript API a test would.
  *
@@ -193,7 +193,7 @@ export function sandboxRoutes(
   ): Route => ({
     method,
     path: `/__sandbox/${path}`,
-    resolve: (call) => runSurface(ctx, call, resolve),
+    resolve: (call) => runSandboxCall(ctx, call, resolve),
   })
   // Built on the first request for it: most sandboxes never serve it.
   let document: string | undefined
@@ -332,7 +332,7 @@ export function sandboxRoutes(
       method: 'GET',
       path: '/openapi.json',
       resolve: (call) =>
-        runSurface(ctx, call, () => {
+        runSandboxCall(ctx, call, () => {
           document ??= JSON.stringify(
             createOpenApiDocument(ctx.options, packageJson.version),
           )

@@ -1,21 +1,118 @@
-import { OPERATIONS } from '../src/request/operations.ts'
-import { hasScope, requireScope } from '../src/request/auth.ts'
+import { z } from 'zod'
 import { isoTime, MAX_CLOCK_MS } from '../src/model/clock.ts'
+import {
+  TokenSchema,
+  type RequestSchemaSettings,
+} from '../src/model/schemas.ts'
+import { hasScope, requireScope } from '../src/request/auth.ts'
+import { defineOperation } from '../src/request/define-operation.ts'
 import { SandboxError, validationError } from '../src/request/errors.ts'
 import { checkRoom } from '../src/request/limits.ts'
-import type { OperationSpec } from '../src/request/pipeline.ts'
-import { validateBody } from '../src/request/validation.ts'
+
+/**
+ * Builds the request body schema of `POST /v2/tokens` for one sandbox's
+ * settings; its `.meta()` is what the OpenAPI document adds to each field.
+ *
+ * @example
+ * createTokenBodySchema(settings).safeParse({ scopes: ['customers:read'], expires_in: 600 })
+ */
+export function createTokenBodySchema(
+  settings: Pick<
+    RequestSchemaSettings,
+    'unknownFields' | 'scopes' | 'maxScopes' | 'expiresIn'
+  >,
+) {
+  const { min, max } = settings.expiresIn
+  const [first, ...rest] = settings.scopes
+  const scopes = z
+    .array(z.enum([first!, ...rest]))
+    .min(1)
+    .max(settings.maxScopes)
+    .superRefine((value, ctx) => {
+      const seen = new Set<string>()
+      value.forEach((scope, index) => {
+        if (seen.has(scope)) {
+          ctx.addIssue({
+            code: 'custom',
+            path: [index],
+            params: { code: 'duplicate_scope' },
+            message: `scopes[${index}] "${scope}" is listed twice; list each scope once`,
+          })
+        }
+        seen.add(scope)
+      })
+    })
+    .meta({
+      uniqueItems: true,
+      description:
+        'Distinct scopes from the catalog, each `<resource>:<access>`.',
+      'x-sandbox-assumption': 'token.scope-catalog',
+    })
+  const expiresIn = z
+    .int()
+    .min(min)
+    .max(max)
+    .meta({
+      default: settings.expiresIn.default,
+      description: `Lifetime in seconds, from ${min} to ${max}; ${settings.expiresIn.default} when omitted. The token must end by 9999-12-31T23:59:59.999Z on the sandbox clock, or the answer is \`422 validation_failed\` with an \`out_of_range\` error on \`expires_in\`.`,
+      'x-sandbox-assumption': 'token.expires-in',
+    })
+  const shape = { scopes, expires_in: expiresIn.optional() }
+  return settings.unknownFields === 'reject'
+    ? z.object(shape).strict()
+    : z.object(shape).strip()
+}
+
+/** The request body of `POST /v2/tokens`. */
+export type CreateTokenBody = z.infer<ReturnType<typeof createTokenBodySchema>>
 
 /**
  * `POST /v2/tokens`: mints a scoped, expiring token for the caller's account.
  * An API key may mint any scope; a token with `tokens:write` only a subset of
  * its own scopes, ending no later than itself.
  */
-export const createToken: OperationSpec = {
+export const createToken = defineOperation({
   operation: 'createToken',
-  ...OPERATIONS.createToken,
+  method: 'POST',
+  path: '/v2/tokens',
   scope: 'tokens:write',
   bodyTypes: 'json-or-text',
+  body: createTokenBodySchema,
+  messages: ({ expiresIn: { min, max } }) => ({
+    expires_in: () =>
+      `expires_in must be a whole number of seconds from ${min} to ${max}`,
+  }),
+  document: {
+    tag: { name: 'Tokens', description: 'Version 2: scoped, expiring tokens.' },
+    summary: 'Create a token',
+    description: (_, assumption) =>
+      `Needs an API key, or a token with \`tokens:write\`. ${assumption('auth.token-issuers')} ${assumption('token.content-type')}`,
+    example: (options) => ({
+      scopes: ['customers:read'],
+      expires_in: options.expiresIn.default,
+    }),
+    success: {
+      status: 201,
+      description: 'The token record; the secret appears in this answer only.',
+      name: 'Token',
+      schema: () => TokenSchema,
+      example: () => ({
+        id: 'tkn_2kR9vQe8LmX4Zp',
+        token: 'tok_test_…(32 base62 characters, shown once)',
+        token_type: 'Bearer',
+        scopes: ['customers:read'],
+        expires_in: 3600,
+        expires_at: '2026-11-22T12:00:00.000Z',
+        created_at: '2026-11-22T11:00:00.000Z',
+      }),
+      headers: {
+        'Cache-Control': {
+          description: '`no-store`: the answer carries a secret.',
+          schema: { type: 'string', enum: ['no-store'] },
+        },
+      },
+    },
+  },
   authorize(ctx, principal) {
     if (principal.kind === 'token' && ctx.options.tokenIssuers === 'api-keys') {
       throw new SandboxError(
@@ -30,12 +127,8 @@ export const createToken: OperationSpec = {
       )
     }
   },
-  async execute(ctx, principal, raw, now) {
-    const { min, max } = ctx.options.expiresIn
-    const body = validateBody(ctx.schemas.tokenBody, raw, {
-      expires_in: () =>
-        `expires_in must be a whole number of seconds from ${min} to ${max}`,
-    })
+  async execute(ctx, principal, body, now) {
+    const { min } = ctx.options.expiresIn
 
     for (const scope of body.scopes) {
       if (!hasScope(principal, scope)) {
@@ -112,4 +205,4 @@ export const createToken: OperationSpec = {
       },
     }
   },
-}
+})

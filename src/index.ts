@@ -8,12 +8,9 @@ export {
   PROBLEM_TYPE_BASE,
 } from './request/errors.ts'
 export { LEDGER, assumptionLedger } from './assumptions.ts'
-export {
-  CustomerSchema,
-  TokenSchema,
-  createCustomerBodySchema,
-  createTokenBodySchema,
-} from './model/schemas.ts'
+export { CustomerSchema, TokenSchema } from './model/schemas.ts'
+export { createCustomerBodySchema } from '../handlers/customers.ts'
+export { createTokenBodySchema } from '../handlers/tokens.ts'
 export { maskSecret } from './model/secrets.ts'
 export {
   DEMO_KEY_ONE,
@@ -76,10 +73,10 @@ export type {
 export type {
   Customer,
   Token,
-  CreateCustomerBody,
-  CreateTokenBody,
   CustomerRecord,
   SandboxData,
   SandboxSession,
 } from './model/schemas.ts'
+export type { CreateCustomerBody } from '../handlers/customers.ts'
+export type { CreateTokenBody } from '../handlers/tokens.ts'
 export type { FixtureAccount, FixtureApiKey } from '../fixtures/demo-keys.ts'

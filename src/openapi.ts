@@ -1,6 +1,7 @@
-import { OPERATION_NAMES, OPERATIONS } from './request/operations.ts'
+import { OPERATIONS } from '../handlers/index.ts'
+import type { OperationDocument } from './request/define-operation.ts'
+import { OPERATION_NAMES } from './request/operations.ts'
 import { z } from 'zod'
-import { createFaker, seedCustomers } from '../fixtures/seed.ts'
 import { LEDGER } from './assumptions.ts'
 import { MAX_DELAY_MS } from './defaults.ts'
 import {
@@ -11,20 +12,15 @@ import {
   type ErrorCode,
   type ErrorFormatter,
 } from './request/errors.ts'
-import { createIdGenerator } from './model/ids.ts'
 import type { ResolvedOptions } from './options.ts'
 import {
   ApiKeyBodySchema,
   ClockBodySchema,
-  CustomerSchema,
   ResetBodySchema,
   LatencyBodySchema,
   ScenarioBodySchema,
   SandboxSessionSchema,
   SnapshotBodySchema,
-  TokenSchema,
-  createCustomerBodySchema,
-  createTokenBodySchema,
 } from './model/schemas.ts'
 
 type JsonObject = Record<string, unknown>
@@ -232,33 +228,46 @@ const problemResponse = (
 /** The codes and headers of one error status of an operation. */
 type ErrorSpec = [codes: ErrorCode[], headers?: (keyof typeof HEADERS)[]]
 
+/** The error answers the pipeline gives every operation of the API. */
+const PIPELINE_ERRORS: Record<number, ErrorSpec> = {
+  400: [['invalid_json']],
+  401: [
+    ['missing_credentials', 'invalid_credentials', 'token_expired'],
+    ['WWWAuthenticate'],
+  ],
+  403: [['insufficient_scope'], ['WWWAuthenticate']],
+  409: [['idempotency_in_progress', 'limit_reached'], ['RetryAfter']],
+  413: [['payload_too_large']],
+  415: [['unsupported_media_type']],
+  422: [['validation_failed', 'idempotency_key_reused']],
+  429: [['rate_limited'], ['RetryAfter', 'RateLimit', 'RateLimitPolicy']],
+  // @note A scenario's 503 shares the status with a failed write.
+  503: [['storage_unavailable'], ['RetryAfter']],
+}
+
 /**
- * The error answers of an API operation. A scenario keeps the status it asks
- * for and says `simulated_failure`, so every declared status lists that code
- * too (what a generated client or a validating proxy then expects), and any
- * other status falls to `default`.
+ * The error answers of an API operation: its own codes before the
+ * pipeline's. A scenario keeps the status it asks for and says
+ * `simulated_failure`, so every declared status lists that code too (what a
+ * generated client or a validating proxy then expects), and any other
+ * status falls to `default`.
  */
-const operationErrors = (extra: Record<string, ErrorSpec>) => {
-  const errors: Record<string, ErrorSpec> = {
-    '400': [['invalid_json']],
-    '401': [
-      ['missing_credentials', 'invalid_credentials', 'token_expired'],
-      ['WWWAuthenticate'],
-    ],
-    '403': [['insufficient_scope'], ['WWWAuthenticate']],
-    '413': [['payload_too_large']],
-    '415': [['unsupported_media_type']],
-    '429': [['rate_limited'], ['RetryAfter', 'RateLimit', 'RateLimitPolicy']],
-    ...extra,
-    // @note A scenario's 503 shares the status with a failed write.
-    '503': [['storage_unavailable'], ['RetryAfter']],
-  }
+const operationErrors = (own: OperationDocument['errors'] = {}) => {
+  const statuses = new Set(
+    [...Object.keys(PIPELINE_ERRORS), ...Object.keys(own)].map(Number),
+  )
   return {
     ...Object.fromEntries(
-      Object.entries(errors).map(([status, [codes, headers]]) => [
-        status,
-        problemResponse([...codes, 'simulated_failure'], headers),
-      ]),
+      [...statuses].map((status) => {
+        const [codes = [], headers] = PIPELINE_ERRORS[status] ?? []
+        return [
+          status,
+          problemResponse(
+            [...(own[status] ?? []), ...codes, 'simulated_failure'],
+            headers,
+          ),
+        ]
+      }),
     ),
     default: SIMULATED,
   }
@@ -358,52 +367,6 @@ export function createOpenApiDocument(
   options: ResolvedOptions,
   version = '0.0.0',
 ): JsonObject {
-  const faker = createFaker(1)
-  const [sample] = seedCustomers(faker, 1)
-  const sampleId = createIdGenerator({
-    seed: 1,
-    deterministic: true,
-    salt: 'seed:',
-  })('customer')
-  const customerRequest = jsonSchema(
-    createCustomerBodySchema(options),
-    'input',
-  ) as JsonObject & {
-    properties: Record<string, JsonObject>
-  }
-  customerRequest.properties.name = {
-    ...customerRequest.properties.name,
-    description: `The customer's name, echoed exactly as sent: ${options.nameLength.min}–${options.nameLength.max} characters (code points) as sent${options.nameLength.min > 0 ? ', at least one of them visible (whitespace and the zero-width U+200B–U+200D, U+2060, U+FEFF do not count)' : ''}.`,
-    'x-sandbox-assumption': 'customer.name-constraints',
-  }
-  customerRequest.properties.email = {
-    ...customerRequest.properties.email,
-    description:
-      'A practical email address (local@domain.tld), echoed exactly as sent.',
-    'x-sandbox-assumption': 'customer.email-constraints',
-  }
-  // @note The request bodies stay inline, not in components: openapi-typescript
-  // types a property with a `default` in a $ref'd schema as required, so the
-  // natural `{ scopes }` call would not compile.
-  const tokenRequest = jsonSchema(
-    createTokenBodySchema(options),
-    'input',
-  ) as JsonObject & {
-    properties: Record<string, JsonObject>
-  }
-  tokenRequest.properties.scopes = {
-    ...tokenRequest.properties.scopes,
-    uniqueItems: true,
-    description:
-      'Distinct scopes from the catalog, each `<resource>:<access>`.',
-    'x-sandbox-assumption': 'token.scope-catalog',
-  }
-  tokenRequest.properties.expires_in = {
-    ...tokenRequest.properties.expires_in,
-    default: options.expiresIn.default,
-    description: `Lifetime in seconds, from ${options.expiresIn.min} to ${options.expiresIn.max}; ${options.expiresIn.default} when omitted. The token must end by 9999-12-31T23:59:59.999Z on the sandbox clock, or the answer is \`422 validation_failed\` with an \`out_of_range\` error on \`expires_in\`.`,
-    'x-sandbox-assumption': 'token.expires-in',
-  }
   const idempotencyKey = {
     name: 'Idempotency-Key',
     in: 'header',
@@ -427,6 +390,42 @@ export function createOpenApiDocument(
     schema: { type: 'string' },
   }
   const common = (names: (keyof typeof HEADERS)[] = []) => headerRefs(names)
+  const operationPaths: Record<string, Record<string, JsonObject>> = {}
+  for (const spec of OPERATIONS) {
+    const { document } = spec
+    const { success } = document
+    const operation = {
+      tags: [document.tag.name],
+      summary: document.summary,
+      operationId: spec.operation,
+      description: document.description(options, assumption),
+      parameters: [idempotencyKey, scenarioHeader],
+      // @note The request bodies stay inline, not in components:
+      // openapi-typescript types a property with a `default` in a $ref'd
+      // schema as required, so the natural `{ scopes }` call would not compile.
+      requestBody: {
+        required: true,
+        content: {
+          'application/json': {
+            schema: jsonSchema(spec.body(options), 'input'),
+            example: document.example(options),
+          },
+        },
+      },
+      responses: {
+        [success.status]: {
+          description: success.description,
+          headers: {
+            ...common(['IdempotentReplayed', 'RateLimit', 'RateLimitPolicy']),
+            ...success.headers,
+          },
+          content: { 'application/json': { schema: ref(success.name) } },
+        },
+        ...operationErrors(document.errors),
+      },
+    }
+    ;(operationPaths[spec.path] ??= {})[spec.method.toLowerCase()] = operation
+  }
   // @note The rules that span fields, stated so that the document refuses
   // what the server refuses: a scenario must do something, and a latency
   // range must not run backwards (JSON Schema cannot compare two fields, so
@@ -569,8 +568,9 @@ export function createOpenApiDocument(
         ],
     security: [{ bearerAuth: [] }],
     tags: [
-      { name: 'Customers', description: 'Version 1: customer records.' },
-      { name: 'Tokens', description: 'Version 2: scoped, expiring tokens.' },
+      ...new Map(
+        OPERATIONS.map(({ document: { tag } }) => [tag.name, tag]),
+      ).values(),
       {
         name: 'Sandbox',
         description:
@@ -578,88 +578,7 @@ export function createOpenApiDocument(
       },
     ],
     paths: {
-      [OPERATIONS.createCustomer.path]: {
-        post: {
-          tags: ['Customers'],
-          summary: 'Create a customer',
-          operationId: 'createCustomer',
-          description: `Needs \`customers:write\` (API keys have every scope${options.v1AcceptsTokens ? '; tokens with it are accepted' : '; tokens are refused'}). ${assumption('customer.success-status')}`,
-          parameters: [idempotencyKey, scenarioHeader],
-          requestBody: {
-            required: true,
-            content: {
-              'application/json': {
-                schema: customerRequest,
-                example: { name: sample!.name, email: sample!.email },
-              },
-            },
-          },
-          responses: {
-            '201': {
-              description: 'The customer, exactly `{ id, name, email }`.',
-              headers: common([
-                'IdempotentReplayed',
-                'RateLimit',
-                'RateLimitPolicy',
-              ]),
-              content: { 'application/json': { schema: ref('Customer') } },
-            },
-            ...operationErrors({
-              '409': [
-                ['email_taken', 'idempotency_in_progress', 'limit_reached'],
-                ['RetryAfter'],
-              ],
-              '422': [['validation_failed', 'idempotency_key_reused']],
-            }),
-          },
-        },
-      },
-      [OPERATIONS.createToken.path]: {
-        post: {
-          tags: ['Tokens'],
-          summary: 'Create a token',
-          operationId: 'createToken',
-          description: `Needs an API key, or a token with \`tokens:write\`. ${assumption('auth.token-issuers')} ${assumption('token.content-type')}`,
-          parameters: [idempotencyKey, scenarioHeader],
-          requestBody: {
-            required: true,
-            content: {
-              'application/json': {
-                schema: tokenRequest,
-                example: {
-                  scopes: ['customers:read'],
-                  expires_in: options.expiresIn.default,
-                },
-              },
-            },
-          },
-          responses: {
-            '201': {
-              description:
-                'The token record; the secret appears in this answer only.',
-              headers: {
-                ...common([
-                  'IdempotentReplayed',
-                  'RateLimit',
-                  'RateLimitPolicy',
-                ]),
-                'Cache-Control': header(
-                  '`no-store`: the answer carries a secret.',
-                  { type: 'string', enum: ['no-store'] },
-                ),
-              },
-              content: { 'application/json': { schema: ref('Token') } },
-            },
-            ...operationErrors({
-              '409': [
-                ['idempotency_in_progress', 'limit_reached'],
-                ['RetryAfter'],
-              ],
-              '422': [['validation_failed', 'idempotency_key_reused']],
-            }),
-          },
-        },
-      },
+      ...operationPaths,
       '/__sandbox/health': {
         get: {
           ...surface('Health check', {
@@ -932,29 +851,15 @@ export function createOpenApiDocument(
       },
       headers: HEADERS,
       schemas: {
-        Customer: {
-          ...jsonSchema(CustomerSchema),
-          // A field that `requiredFields` makes optional is absent when not sent.
-          required: [
-            'id',
-            ...(['name', 'email'] as const).filter((field) =>
-              options.requiredFields.includes(field),
-            ),
-          ],
-          example: { id: sampleId, name: sample!.name, email: sample!.email },
-        },
-        Token: {
-          ...jsonSchema(TokenSchema),
-          example: {
-            id: 'tkn_2kR9vQe8LmX4Zp',
-            token: 'tok_test_…(32 base62 characters, shown once)',
-            token_type: 'Bearer',
-            scopes: ['customers:read'],
-            expires_in: 3600,
-            expires_at: '2026-11-22T12:00:00.000Z',
-            created_at: '2026-11-22T11:00:00.000Z',
-          },
-        },
+        ...Object.fromEntries(
+          OPERATIONS.map(({ document: { success } }) => [
+            success.name,
+            {
+              ...jsonSchema(success.schema(options)),
+              example: success.example(options),
+            },
+          ]),
+        ),
         Problem: {
           type: 'object',
           description: `RFC 9457 problem details. ${assumption('errors.shape')}`,

@@ -1,17 +1,7 @@
-import { createCustomer } from '../handlers/customers.ts'
+import { createOperationSchemas, OPERATIONS } from '../handlers/index.ts'
 import { sandboxRoutes } from '../handlers/sandbox.ts'
-import { createToken } from '../handlers/tokens.ts'
-import {
-  createFaker,
-  seedAccountName,
-  seedCustomers,
-} from '../fixtures/seed.ts'
 import { accountRoutes } from '../handlers/account.ts'
-import {
-  createAccountControls,
-  type AccountControls,
-} from './request/account-controls.ts'
-import { assumptionLedger } from './assumptions.ts'
+import { createAccountControls } from './request/account-controls.ts'
 import { createClock } from './model/clock.ts'
 import type { SandboxContext, StorageHook } from './request/context.ts'
 import { createDatabase, type Database } from './model/db.ts'
@@ -23,7 +13,6 @@ import {
   type IdKind,
 } from './model/ids.ts'
 import { createJournal, type JournalEntry } from './request/journal.ts'
-import { checkRoom, limitHint, LimitReachedError } from './request/limits.ts'
 import {
   resolveOptions,
   type ResolvedOptions,
@@ -33,22 +22,18 @@ import { createRateLimiter } from './request/rate-limit.ts'
 import { PERSONA_RATE_LIMIT } from './model/personas.ts'
 import { operationRoute } from './request/pipeline.ts'
 import { createRouter, type Router } from './request/router.ts'
-import type { AccountView, SandboxCore, TokenView } from './sandbox.ts'
+import type { SandboxCore } from './sandbox.ts'
+import {
+  createJavaScriptApi,
+  restoreSavedClocks,
+  type DataReplacement,
+} from './javascript-api.ts'
 import { createScenarios } from './request/scenarios.ts'
 import {
-  SANDBOX_DATA_FORMAT,
-  SANDBOX_DATA_VERSION,
-  SandboxDataSchema,
-  SandboxSessionSchema,
-  SESSION_FORMAT,
-  SESSION_VERSION,
-  createCustomerBodySchema,
-  createTokenBodySchema,
-  type SandboxData,
-  type SandboxSession,
-  type TokenRecord,
-} from './model/schemas.ts'
-import { isMaskedSecret, maskSecret } from './model/secrets.ts'
+  insertSavedData,
+  parseSession,
+  seedDefaultData,
+} from './model/seeding.ts'
 
 /** What a host (the server) gives the core besides options. */
 export interface SandboxAdapter {
@@ -57,10 +42,22 @@ export interface SandboxAdapter {
 }
 
 /**
+ * The parts of the context that replacing the data renews: the database,
+ * the id streams, the latency draws and the stores kept per request
+ * (idempotency keys, rate-limit windows).
+ */
+type DataParts = Pick<
+  SandboxContext,
+  'db' | 'nextId' | 'random' | 'idempotency' | 'rateLimiter' | 'personaLimiter'
+>
+
+/**
  * The sandbox without MSW: its data, clock, journal, scenarios and route
  * table, answering through one `fetch`. `createSandbox()` binds it to MSW
  * handlers; the standalone server serves the same `fetch` through srvx, so
- * it never loads MSW.
+ * it never loads MSW. This wires the parts together; the JavaScript API is
+ * `createJavaScriptApi()` (`javascript-api.ts`), the data it starts with comes
+ * from `model/seeding.ts`.
  *
  * @example
  * const { sandbox, router } = createSandboxCore({ seed: 1 })
@@ -81,483 +78,115 @@ export function createSandboxCore(
       ? { ...(session.options as SandboxOptions), ...explicit }
       : explicit,
   )
-  let seed = session?.data.seed ?? resolved.seed
-  const snapshots = new Map<string, { data: SandboxData; created_at: string }>()
-  let pendingAccounts = 0
+  const seed = session?.data.seed ?? resolved.seed
+  const clock = createClock(resolved.clockAfterSet)
+  const journal = createJournal(resolved.journalLimit)
 
-  const globalClock = createClock(resolved.clockAfterSet)
-  const globalJournal = createJournal(resolved.journalLimit)
+  // Fills a database with the default data of a seed, created at the clock's time.
+  const defaultDataOf =
+    (dataSeed: number) =>
+    (db: Database): Promise<void> =>
+      seedDefaultData(db, {
+        seed: dataSeed,
+        options: resolved,
+        now: clock.now(),
+      })
+
+  // Fills `db` and marks the context settled, unless the data was replaced
+  // again meanwhile. @note The callback runs after `ctx` below exists.
+  const fillAndSettle = (
+    db: Database,
+    fill: (db: Database) => Promise<void>,
+  ): Promise<void> =>
+    fill(db).then(() => {
+      if (ctx.db === db) ctx.seeded = true
+    })
+
+  const dataParts = createDataParts(resolved, seed, session?.id_draws)
   const ctx: SandboxContext = {
     options: resolved,
     storage: adapter.storage,
-    seeded: false,
-    clock: globalClock,
-    schemas: {
-      customerBody: createCustomerBodySchema(resolved),
-      tokenBody: createTokenBodySchema(resolved),
-    },
+    clock,
+    schemas: createOperationSchemas(resolved),
     scenarios: createScenarios(resolved.latency, resolved.limits.scenarios),
-    journal: globalJournal,
+    journal,
     accounts: createAccountControls({
-      clock: globalClock,
-      journal: globalJournal,
+      clock,
+      journal,
       afterSet: resolved.clockAfterSet,
       maxScenarios: resolved.limits.scenarios,
     }),
-    db: createDatabase({ indexEmails: resolved.uniqueEmail }),
-    nextId: createIdGenerator({ seed, deterministic: resolved.deterministic }),
-    random: createCryptoRandom(),
-    idempotency: createIdempotencyStore({
-      ttlMs: 0,
-      maxEntries: 1,
-      maxEntriesPerAccount: 1,
-    }),
-    rateLimiter: undefined,
-    personaLimiter: createRateLimiter(PERSONA_RATE_LIMIT),
-    ready: Promise.resolve(),
+    ...dataParts,
+    seeded: false,
+    ready: fillAndSettle(
+      dataParts.db,
+      session ? (db) => insertSavedData(db, session.data) : defaultDataOf(seed),
+    ),
   }
-  let faker = createFaker(seed)
 
-  const renew = ({
-    populate = (db) => seedDatabase(db, seed, resolved, ctx.clock.now()),
-    skip,
+  const replaceData = ({
+    seed: nextSeed,
+    fill = defaultDataOf(nextSeed),
+    skipIds,
     keepJournal = false,
-  }: {
-    populate?: (db: Database) => Promise<void>
-    skip?: Partial<Record<IdKind, number>>
-    keepJournal?: boolean
-  } = {}): Promise<void> => {
-    const { deterministic, idempotency, rateLimit } = resolved
-    const db = createDatabase({ indexEmails: resolved.uniqueEmail })
-    ctx.db = db
-    ctx.nextId = createIdGenerator({
-      seed,
-      deterministic,
-      ...(skip && { skip }),
-    })
-    ctx.random = deterministic
-      ? createSeededRandom(seed, 'latency')
-      : createCryptoRandom()
-    ctx.idempotency = createIdempotencyStore({
-      ttlMs: idempotency.ttlSeconds * 1000,
-      maxEntries: idempotency.maxEntries,
-      maxEntriesPerAccount: idempotency.maxEntriesPerAccount,
-    })
-    ctx.rateLimiter = rateLimit ? createRateLimiter(rateLimit) : undefined
-    ctx.personaLimiter = createRateLimiter(PERSONA_RATE_LIMIT)
+  }: DataReplacement): Promise<void> => {
+    Object.assign(ctx, createDataParts(resolved, nextSeed, skipIds))
     if (!keepJournal) {
       ctx.journal.clear()
       ctx.scenarios.clear()
     }
     ctx.clock.reset()
     ctx.accounts.clear({ keepQueues: keepJournal })
-    faker = createFaker(seed ^ 0x5bd1e995)
     ctx.seeded = false
-    ctx.ready = populate(db).then(() => {
-      if (ctx.db === db) ctx.seeded = true
-    })
+    ctx.ready = fillAndSettle(ctx.db, fill)
     return ctx.ready
   }
 
-  const readable = (): Database => {
-    if (!ctx.seeded) {
-      throw new Error(
-        'Failed to read the sandbox: it is still seeding. Await sandbox.ready (or the promise that reset() returns) first.',
-      )
-    }
-    return ctx.db
-  }
-
-  const tokenView = (record: TokenRecord): TokenView => ({
-    id: record.id,
-    account_id: record.account_id,
-    token: maskSecret(record.secret),
-    scopes: [...record.scopes],
-    expires_in: record.expires_in,
-    expires_at: record.expires_at,
-    created_at: record.created_at,
-    issued_by: record.issued_by,
-    expired:
-      ctx.accounts.clockFor(record.account_id).now().getTime() >=
-      Date.parse(record.expires_at),
-  })
-
-  const accountView = (db: Database, id: string): AccountView | undefined => {
-    const account = db.accountById(id)
-    if (!account) return undefined
-    return {
-      id: account.id,
-      name: account.name,
-      created_at: account.created_at,
-      api_keys: db.apiKeysOf(id).map((key) => ({
-        id: key.id,
-        key: maskSecret(key.secret),
-        revoked: key.revoked,
-        created_at: key.created_at,
-      })),
-      customer_count: db.customersOf(id).length,
-      token_count: db.tokensOf(id).length,
-    }
-  }
-
-  const sandbox: SandboxCore = {
+  const sandbox = createJavaScriptApi(ctx, {
+    seed,
     fetch: (request) => router.fetch(request),
-    get ready() {
-      return ctx.ready
-    },
-    get seed() {
-      return seed
-    },
-    options: resolved,
-    get db() {
-      const { accounts, apiKeys, customers, tokens } = readable()
-      return { accounts, apiKeys, customers, tokens }
-    },
-    reset(nextSeed) {
-      if (nextSeed !== undefined) {
-        if (
-          !Number.isInteger(nextSeed) ||
-          nextSeed < 0 ||
-          nextSeed > 0xffffffff
-        ) {
-          throw new RangeError(
-            `Failed to reset the sandbox: the seed must be a whole number from 0 to 4294967295 (got ${String(nextSeed)}).`,
-          )
-        }
-        seed = nextSeed
-      }
-      return renew()
-    },
-    clock: ctx.clock,
-    journal: ctx.journal,
-    scenarios: ctx.scenarios,
-    account: (accountOrKey) => accountControls(accountOrKey),
-    async createApiKey({ accountName } = {}) {
-      await ctx.ready
-      const { db, nextId } = ctx
-      // @note The inserts below await, so accounts still being made count
-      // too: concurrent calls never pass the limit between them.
-      checkRoom(db, resolved, 'account', undefined, pendingAccounts)
-      pendingAccounts++
-      try {
-        const now = ctx.clock.now().toISOString()
-        const account = await db.insertAccount({
-          id: nextId('account'),
-          name: accountName ?? seedAccountName(faker),
-          created_at: now,
-        })
-        const key = await db.insertApiKey({
-          id: nextId('apiKeyId'),
-          account_id: account.id,
-          secret: nextId('apiKey'),
-          revoked: false,
-          created_at: now,
-        })
-        return { apiKey: key.secret, accountId: account.id }
-      } finally {
-        pendingAccounts--
-      }
-    },
-    accounts: {
-      list: () => {
-        const db = readable()
-        return db.accounts.all().map((account) => accountView(db, account.id)!)
-      },
-      get: (id) => accountView(readable(), id),
-    },
-    customers: {
-      list: ({ accountId } = {}) => {
-        const db = readable()
-        const records =
-          accountId === undefined
-            ? db.customers.all()
-            : db.customersOf(accountId)
-        return records.map((record) => ({ ...record }))
-      },
-      get: (id) => {
-        const record = readable().customerById(id)
-        return record && { ...record }
-      },
-      count: ({ accountId } = {}) => {
-        const db = readable()
-        return accountId === undefined
-          ? db.customers.count()
-          : db.customersOf(accountId).length
-      },
-    },
-    tokens: {
-      list: ({ accountId } = {}) => {
-        const db = readable()
-        const records =
-          accountId === undefined ? db.tokens.all() : db.tokensOf(accountId)
-        return records.map(tokenView)
-      },
-      get: (id) => {
-        const record = readable().tokenById(id)
-        return record && tokenView(record)
-      },
-    },
-    state: () => ({
-      now: ctx.clock.now().toISOString(),
-      seed,
-      accounts: sandbox.accounts.list(),
-      customers: sandbox.customers.list(),
-      tokens: sandbox.tokens.list(),
-    }),
-    assumptions: () => assumptionLedger(resolved),
-    dump() {
-      const db = readable()
-      const copy = <T extends object>(records: readonly T[]): T[] =>
-        records.map((r) => ({ ...r }))
-      return {
-        format: SANDBOX_DATA_FORMAT,
-        version: SANDBOX_DATA_VERSION,
-        seed,
-        clock: { now: ctx.clock.now().toISOString(), frozen: ctx.clock.frozen },
-        ...accountClocks(),
-        accounts: copy(db.accounts.all()),
-        api_keys: copy(db.apiKeys.all()),
-        customers: copy(db.customers.all()),
-        tokens: copy(db.tokens.all()),
-      }
-    },
-    async load(input) {
-      const data = parseSandboxData(input)
-      seed = data.seed
-      await renew({ populate: (db) => insertData(db, data) })
-      if (data.clock.frozen) ctx.clock.set(data.clock.now)
-      setAccountClocks(data)
-    },
-    async snapshot(name) {
-      await ctx.ready
-      checkSnapshotName(name)
-      const max = resolved.limits.snapshots
-      if (!snapshots.has(name) && snapshots.size >= max) {
-        throw new LimitReachedError(
-          'limits.snapshots',
-          `Failed to take the snapshot "${name}": ${snapshots.size} are kept, the most that limits.snapshots (${max}) allows. ${limitHint('limits.snapshots', 'Take it under the name of one to replace, reset the sandbox')}`,
-        )
-      }
-      const data = sandbox.dump()
-      const created_at = ctx.clock.now().toISOString()
-      snapshots.set(name, { data, created_at })
-      return {
-        name,
-        created_at,
-        customers: data.customers.length,
-        tokens: data.tokens.length,
-      }
-    },
-    async restore(name) {
-      const snapshot = snapshots.get(name)
-      if (!snapshot) {
-        throw new RangeError(
-          `Failed to restore the snapshot "${name}": there is none by that name. Snapshots: ${[...snapshots.keys()].join(', ') || 'none'}.`,
-        )
-      }
-      const { data } = snapshot
-      await renew({ populate: (db) => insertData(db, data), keepJournal: true })
-      ctx.clock.set(data.clock.now)
-      if (!data.clock.frozen) ctx.clock.reset()
-      setAccountClocks(data)
-    },
-    snapshots: () =>
-      [...snapshots].map(([name, { data, created_at }]) => ({
-        name,
-        created_at,
-        customers: data.customers.length,
-        tokens: data.tokens.length,
-      })),
-    export() {
-      const data = sandbox.dump()
-      return {
-        format: SESSION_FORMAT,
-        version: SESSION_VERSION,
-        exported_at: new Date().toISOString(),
-        options: serializableOptions(resolved),
-        data,
-        journal: ctx.journal.list() as unknown as Record<string, unknown>[],
-        id_draws: ctx.nextId.draws(),
-      }
-    },
-  }
-
-  /** The controls of an account named by its id or one of its API keys. */
-  function accountControls(accountOrKey: string): AccountControls {
-    const db = readable()
-    let accountId: string | undefined = db.accountById(accountOrKey)?.id
-    if (accountId === undefined) {
-      for (const found of db.credentialsByHash(accountOrKey) ?? []) {
-        if (found.kind === 'api-key' && found.record.secret === accountOrKey)
-          accountId = found.record.account_id
-      }
-    }
-    if (accountId === undefined) {
-      throw new RangeError(
-        `Failed to reach an account's controls: ${JSON.stringify(maskSecret(String(accountOrKey)))} is neither an account id nor an API key of this sandbox. Pass the accountId or apiKey that createApiKey() returned.`,
-      )
-    }
-    return ctx.accounts.controls(accountId)
-  }
-
-  // Only accounts with a clock of their own add the field: data without
-  // them stays byte for byte what it was.
-  function accountClocks(): Pick<SandboxData, 'account_clocks'> {
-    const clocks = ctx.accounts.clocks()
-    return clocks.length === 0 ? {} : { account_clocks: clocks }
-  }
-
-  function setAccountClocks(data: SandboxData): void {
-    for (const saved of data.account_clocks ?? []) {
-      // A running clock (clockAfterSet: 'running') runs on from its saved time.
-      ctx.accounts.controls(saved.account_id).clock.set(saved.now)
-    }
-  }
-
+    replaceData,
+  })
   const router = createRouter(ctx, [
-    ...[createCustomer, createToken].map((spec) => operationRoute(ctx, spec)),
+    ...OPERATIONS.map((spec) => operationRoute(ctx, spec)),
     ...sandboxRoutes(ctx, sandbox),
     ...accountRoutes(ctx, sandbox),
   ])
   if (session) {
-    const { data, journal, id_draws } = session
-    renew({ populate: (db) => insertData(db, data), skip: id_draws })
-    for (const entry of journal.toReversed())
+    for (const entry of session.journal.toReversed())
       ctx.journal.record(entry as unknown as JournalEntry)
-    if (data.clock.frozen) ctx.clock.set(data.clock.now)
-    setAccountClocks(data)
-  } else {
-    renew()
+    restoreSavedClocks(ctx, session.data)
   }
   return { sandbox, router }
 }
 
-async function insertData(db: Database, data: SandboxData): Promise<void> {
-  await Promise.all([
-    ...data.accounts.map((r) => db.insertAccount(r)),
-    ...data.api_keys.map((r) => db.insertApiKey(r)),
-    ...data.customers.map((r) => db.insertCustomer(r)),
-    ...data.tokens.map((r) => db.insertToken(r)),
-  ])
-}
-
-function checkSnapshotName(name: unknown): void {
-  if (typeof name !== 'string' || !/^[\w.-]{1,64}$/.test(name)) {
-    throw new RangeError(
-      `Failed to take a snapshot: its name must be 1 to 64 letters, digits, "_", "." or "-" (got ${JSON.stringify(name)}).`,
-    )
-  }
-}
-
-/** The options a session export carries: everything but functions and the admin token. */
-function serializableOptions(
+/**
+ * New data parts for `seed`: an empty database, id streams (past
+ * `skipIds` draws), latency draws (seeded in deterministic mode) and empty
+ * request stores.
+ */
+function createDataParts(
   options: ResolvedOptions,
-): Record<string, unknown> {
-  const {
-    errorFormat: _e,
-    onRequest: _r,
-    onSeedProgress: _p,
-    baseUrl,
-    adminToken: _a,
-    ...rest
-  } = options
-  return { ...rest, ...(baseUrl && { baseUrl: baseUrl.href }) }
-}
-
-function parseSession(input: unknown): SandboxSession {
-  const result = SandboxSessionSchema.safeParse(input)
-  if (result.success) {
-    const { data } = result.data
-    const masked = [...data.api_keys, ...data.tokens].find((record) =>
-      isMaskedSecret(record.secret),
-    )
-    if (masked) {
-      // @note Replaying it would create keys that are their masks.
-      throw new TypeError(
-        `Failed to create a sandbox from a session: its secrets are masked (${masked.secret}), so its keys and tokens cannot be replayed. Export it with GET /__sandbox/export?secrets=include (from this machine or with the admin token) or sandbox.export().`,
-      )
-    }
-    return result.data
-  }
-  const issue = result.error.issues[0]!
-  throw new TypeError(
-    `Failed to create a sandbox from a session: ${issue.path.join('.') || 'the document'}: ${issue.message}. Pass what sandbox.export() or GET /__sandbox/export returned.`,
-  )
-}
-
-function parseSandboxData(input: unknown): SandboxData {
-  const result = SandboxDataSchema.safeParse(input)
-  if (result.success) return result.data
-  const format = (input as { format?: unknown } | null)?.format
-  const version = (input as { version?: unknown } | null)?.version
-  if (format === SANDBOX_DATA_FORMAT && version !== SANDBOX_DATA_VERSION) {
-    throw new TypeError(
-      `Failed to load sandbox data: it is version ${String(version)} of the format and this release reads version ${SANDBOX_DATA_VERSION}.`,
-    )
-  }
-  const issue = result.error.issues[0]!
-  throw new TypeError(
-    `Failed to load sandbox data: ${issue.path.join('.') || 'the document'}: ${issue.message}.`,
-  )
-}
-
-// How many customers a large seed inserts between two progress reports.
-const SEED_BATCH = 5000
-
-async function seedDatabase(
-  db: Database,
   seed: number,
-  options: ResolvedOptions,
-  now: Date,
-): Promise<void> {
-  // @note Seeded data draws its ids from streams of its own, so the same seed
-  // gives the same data in random mode too, and never collides with the ids
-  // that requests draw later.
-  const nextId = createIdGenerator({ seed, deterministic: true, salt: 'seed:' })
-  const faker = createFaker(seed)
-  const createdAt = now.toISOString()
-  const { accounts } = options.fixtures
-  const total = accounts.reduce(
-    (sum, account) => sum + (account.customers ?? options.customersPerAccount),
-    0,
-  )
-  let done = 0
-  for (const account of accounts) {
-    const pending: Promise<unknown>[] = [
-      db.insertAccount({
-        id: account.id,
-        name: account.name,
-        created_at: createdAt,
-      }),
-    ]
-    for (const key of account.apiKeys) {
-      pending.push(
-        db.insertApiKey({
-          id: nextId('apiKeyId'),
-          account_id: account.id,
-          secret: key.key,
-          revoked: key.revoked ?? false,
-          created_at: createdAt,
-          ...(key.persona && { persona: key.persona }),
-        }),
-      )
-    }
-    for (const customer of seedCustomers(
-      faker,
-      account.customers ?? options.customersPerAccount,
-    )) {
-      pending.push(
-        db.insertCustomer({
-          id: nextId('customer'),
-          account_id: account.id,
-          name: customer.name,
-          email: customer.email,
-          created_at: createdAt,
-        }),
-      )
-      if (++done % SEED_BATCH === 0) options.onSeedProgress?.(done, total)
-    }
-    await Promise.all(pending)
+  skipIds?: Partial<Record<IdKind, number>>,
+): DataParts {
+  const { deterministic, idempotency, rateLimit } = options
+  return {
+    db: createDatabase({ indexEmails: options.uniqueEmail }),
+    nextId: createIdGenerator({
+      seed,
+      deterministic,
+      ...(skipIds && { skip: skipIds }),
+    }),
+    random: deterministic
+      ? createSeededRandom(seed, 'latency')
+      : createCryptoRandom(),
+    idempotency: createIdempotencyStore({
+      ttlMs: idempotency.ttlSeconds * 1000,
+      maxEntries: idempotency.maxEntries,
+      maxEntriesPerAccount: idempotency.maxEntriesPerAccount,
+    }),
+    rateLimiter: rateLimit ? createRateLimiter(rateLimit) : undefined,
+    personaLimiter: createRateLimiter(PERSONA_RATE_LIMIT),
   }
-  if (total > 0) options.onSeedProgress?.(total, total)
 }

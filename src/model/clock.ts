@@ -101,21 +101,14 @@ export function createClock(afterSet: ClockAfterSet = 'frozen'): SandboxClock {
   }
 }
 
-let lastMs = Number.NaN
-let lastIso = ''
-
 /**
- * `new Date(ms).toISOString()`, keeping the last answer: a request's
- * timestamps (its journal entry, the record it creates) mostly share their
- * millisecond, and the built-in costs about half a microsecond a call.
+ * `new Date(ms).toISOString()`: a record's or journal entry's timestamp.
  *
  * @example
  * isoTime(0) // '1970-01-01T00:00:00.000Z'
  */
 export function isoTime(ms: number): string {
-  if (ms !== lastMs) {
-    lastIso = new Date(ms).toISOString()
-    lastMs = ms
-  }
-  return lastIso
+  // @note No cache of the last answer: it would be module state that every
+  // sandbox shares, to save the little one call costs.
+  return new Date(ms).toISOString()
 }

@@ -66,15 +66,14 @@ export function createCryptoRandom(): RandomSource {
  */
 export function randomBase62(random: RandomSource, length: number): string {
   // Joined once: adding a character at a time makes a chain of partial strings.
-  const digits = new Array<string>(length)
-  let count = 0
-  while (count < length) {
+  const digits: string[] = []
+  while (digits.length < length) {
     let value = random()
     // Each 32-bit draw yields five 6-bit digits; 62 and 63 are rejected.
-    for (let i = 0; i < 5 && count < length; i++) {
+    for (let i = 0; i < 5 && digits.length < length; i++) {
       const digit = value & 63
       value >>>= 6
-      if (digit < 62) digits[count++] = BASE62[digit]!
+      if (digit < 62) digits.push(BASE62[digit]!)
     }
   }
   return digits.join('')

@@ -4,8 +4,10 @@ import { z } from 'zod'
 import { PERSONAS } from './personas.ts'
 
 /**
- * One zod schema per shape: the data model's records, the request bodies the
- * handlers validate, and the response bodies they answer with.
+ * One zod schema per shape: the data model's records, the response bodies
+ * of the API, the parts its request bodies are made of, and the bodies of
+ * the sandbox's own surface. Each operation's request body schema is in its
+ * handler file (`handlers/`).
  */
 
 const isoDate = z.iso.datetime()
@@ -153,66 +155,6 @@ export function textSchema(
 export const EMAIL_PATTERN: RegExp =
   /^(?:[A-Za-z0-9_'+-]+\.)*[A-Za-z0-9_'+-]*[A-Za-z0-9_+-]@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}$/
 
-/**
- * Builds the request body schema of `POST /v1/customers` for one sandbox's settings.
- *
- * @example
- * createCustomerBodySchema(settings).safeParse({ name: 'Ada', email: 'ada@example.com' })
- */
-export function createCustomerBodySchema(settings: RequestSchemaSettings) {
-  const name = textSchema('name', settings.nameLength)
-  const email = z.email({ pattern: EMAIL_PATTERN }).max(settings.emailMaxLength)
-  const shape = {
-    name: settings.requiredFields.includes('name') ? name : name.optional(),
-    email: settings.requiredFields.includes('email') ? email : email.optional(),
-  }
-  return settings.unknownFields === 'reject'
-    ? z.object(shape).strict()
-    : z.object(shape).strip()
-}
-
-/**
- * Builds the request body schema of `POST /v2/tokens` for one sandbox's settings.
- *
- * @example
- * createTokenBodySchema(settings).safeParse({ scopes: ['customers:read'], expires_in: 600 })
- */
-export function createTokenBodySchema(settings: RequestSchemaSettings) {
-  const { min, max } = settings.expiresIn
-  const [first, ...rest] = settings.scopes
-  const scopes = z
-    .array(z.enum([first!, ...rest]))
-    .min(1)
-    .max(settings.maxScopes)
-    .superRefine((value, ctx) => {
-      const seen = new Set<string>()
-      value.forEach((scope, index) => {
-        if (seen.has(scope)) {
-          ctx.addIssue({
-            code: 'custom',
-            path: [index],
-            params: { code: 'duplicate_scope' },
-            message: `scopes[${index}] "${scope}" is listed twice; list each scope once`,
-          })
-        }
-        seen.add(scope)
-      })
-    })
-  const shape = {
-    scopes,
-    expires_in: z.int().min(min).max(max).optional(),
-  }
-  return settings.unknownFields === 'reject'
-    ? z.object(shape).strict()
-    : z.object(shape).strip()
-}
-
-/** The request body of `POST /v1/customers`. */
-export type CreateCustomerBody = z.infer<
-  ReturnType<typeof createCustomerBodySchema>
->
-/** The request body of `POST /v2/tokens`. */
-export type CreateTokenBody = z.infer<ReturnType<typeof createTokenBodySchema>>
 /** The customer the API answers with. */
 export type Customer = z.infer<typeof CustomerSchema>
 /** The token record the API answers with. */

@@ -8,10 +8,7 @@ import type { Journal, JournalEntry, Operation } from './journal.ts'
 import type { ResolvedOptions } from '../options.ts'
 import type { RateLimiter } from './rate-limit.ts'
 import type { ScenarioEffect, Scenarios } from './scenarios.ts'
-import type {
-  createCustomerBodySchema,
-  createTokenBodySchema,
-} from '../model/schemas.ts'
+import type { OperationSchemas } from './define-operation.ts'
 
 /**
  * Where a server with a data file stores each write before it is answered.
@@ -36,10 +33,8 @@ export interface StorageHook {
 export interface SandboxContext {
   readonly options: ResolvedOptions
   readonly clock: SandboxClock
-  readonly schemas: {
-    customerBody: ReturnType<typeof createCustomerBodySchema>
-    tokenBody: ReturnType<typeof createTokenBodySchema>
-  }
+  /** Each operation's request body schema, built from the options. */
+  readonly schemas: OperationSchemas
   readonly scenarios: Scenarios & {
     take(operation: Operation): ScenarioEffect | undefined
   }

@@ -21,14 +21,14 @@ export interface Router {
    */
   fetch(request: Request): Promise<Response>
   /**
-   * Whether the sandbox answers this URL (the API under the base, the
-   * surface and `/openapi.json`): a server serves its files for the rest.
+   * Whether the sandbox answers this URL (the API under the base, the sandbox's
+   * own API (`/__sandbox/*`) and `/openapi.json`): a server serves its files for the rest.
    */
   owns(href: string): boolean
   /** The routes, in the order they were given. */
   readonly routes: readonly Route[]
   /** URL patterns of what the sandbox owns, for binding as MSW handlers. */
-  readonly patterns: { api: RegExp[]; versioned: RegExp; surface: RegExp }
+  readonly patterns: { api: RegExp[]; versioned: RegExp; sandbox: RegExp }
 }
 
 const escape = (text: string): string =>
@@ -36,7 +36,7 @@ const escape = (text: string): string =>
 const VERSIONED = /^\/v\d+(?:\/|$)/
 const PARAMETER = /:([A-Za-z_]\w*)/g
 
-const isSurface = (path: string): boolean =>
+const isSandboxPath = (path: string): boolean =>
   path === '/__sandbox' ||
   path.startsWith('/__sandbox/') ||
   path === '/openapi.json'
@@ -66,7 +66,7 @@ interface PathEntry {
 
 /**
  * Creates the route table of one sandbox and its `fetch`. API routes live
- * under `baseUrl` (any origin when unset); the sandbox's own surface answers
+ * under `baseUrl` (any origin when unset); the sandbox's own API answers
  * at the root of the matched origin and under the base path.
  *
  * @example
@@ -127,19 +127,19 @@ export function createRouter(
     return undefined
   }
 
-  /** Where a request lands: the API or the surface, and its path after the base. */
+  /** Where a request lands: the imitated API or the sandbox's own, and its path after the base. */
   const locate = (
     href: string,
   ):
-    | { area: 'api' | 'surface'; path: string; pathname: string }
+    | { area: 'api' | 'sandbox'; path: string; pathname: string }
     | { area: undefined; pathname: string } => {
     const { origin, pathname } = splitUrl(href)
     const rest = stripBase(origin, pathname)
-    if (rest !== undefined && isSurface(rest)) {
-      return { area: 'surface', path: rest, pathname }
+    if (rest !== undefined && isSandboxPath(rest)) {
+      return { area: 'sandbox', path: rest, pathname }
     }
-    if (isSurface(pathname) && (!baseUrl || origin === baseUrl.origin)) {
-      return { area: 'surface', path: pathname, pathname }
+    if (isSandboxPath(pathname) && (!baseUrl || origin === baseUrl.origin)) {
+      return { area: 'sandbox', path: pathname, pathname }
     }
     if (rest !== undefined && (VERSIONED.test(rest) || lookup(rest))) {
       return { area: 'api', path: rest, pathname }
@@ -148,7 +148,7 @@ export function createRouter(
   }
 
   const unrouted = (
-    area: 'api' | 'surface' | undefined,
+    area: 'api' | 'sandbox' | undefined,
     method: string,
     pathname: string,
     allowed: string[] | undefined,
@@ -167,7 +167,7 @@ export function createRouter(
       'not_found',
       area === 'api'
         ? `${clip(method)} ${clip(pathname)} is not an operation of this API; it has ${api}.`
-        : area === 'surface'
+        : area === 'sandbox'
           ? `${clip(pathname)} is not part of the sandbox API; see GET /__sandbox/assumptions and the README.`
           : `${clip(method)} ${clip(pathname)} is not served here. The API is ${api}; the sandbox's own calls are under /__sandbox/.`,
     )
@@ -250,7 +250,7 @@ export function createRouter(
           ),
       ),
       versioned: new RegExp(`${base}/v\\d+(?:/.*)?$`),
-      surface: new RegExp(
+      sandbox: new RegExp(
         `^${origin}(?:${escape(prefix)})?/(?:__sandbox(?:/.*)?|openapi\\.json)$`,
       ),
     },

@@ -12,10 +12,10 @@ export function toMswHandlers(
   router: Pick<Router, 'fetch' | 'patterns'>,
 ): RequestHandler[] {
   const resolve = ({ request }: { request: Request }) => router.fetch(request)
-  const { api, versioned, surface } = router.patterns
+  const { api, versioned, sandbox } = router.patterns
   return [
     ...api.map((pattern) => http.all(pattern, resolve)),
     http.all(versioned, resolve),
-    http.all(surface, resolve),
+    http.all(sandbox, resolve),
   ]
 }

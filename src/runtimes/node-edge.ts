@@ -13,8 +13,8 @@ export interface EdgeVerdict {
   readonly url: URL
   /** The path as sent, query excluded. */
   path: string
-  /** Whether the path is the admin surface (`/__sandbox/*`). */
-  surface: boolean
+  /** Whether the path is the sandbox's own API (`/__sandbox/*`), which only this machine's pages may change. */
+  sandboxApi: boolean
   /** The `Origin` sent, or null. */
   origin: string | null
   /** Whether that origin may read answers of the admin surface (no CORS grant otherwise). */
@@ -208,17 +208,17 @@ export function createEdge(options: EdgeOptions): Edge {
       }
       // The normalised path decides (`/v1/../__sandbox/export` is the export),
       // and any segment named __sandbox counts: a base path may precede it.
-      const surface =
+      const sandboxApi =
         url !== undefined && /(?:^|\/)__sandbox(?:\/|$)/.test(url.pathname)
       const origin = req.headers.origin ?? null
       const verdict: EdgeVerdict = {
         url: url ?? toUrl(target) ?? new URL(`${FIXED_BASE}/`),
         path,
-        surface,
+        sandboxApi,
         origin,
         trusted: true,
       }
-      if (!surface) return verdict
+      if (!sandboxApi) return verdict
 
       if (
         options.loopback &&

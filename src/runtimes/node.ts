@@ -314,7 +314,7 @@ export async function createSandboxServer(
       return preflight(
         origin,
         request.headers.get('access-control-request-headers'),
-        !verdict.surface,
+        !verdict.sandboxApi,
       )
     }
     const owned = router.owns(request.url)
@@ -332,21 +332,21 @@ export async function createSandboxServer(
     // node's response, they join the answer's own headers as it is written.
     for (const [name, value] of corsHeaders(
       origin,
-      owned && !verdict.surface,
+      owned && !verdict.sandboxApi,
     )) {
-      if (verdict.surface && !verdict.trusted && name !== 'vary') continue
+      if (verdict.sandboxApi && !verdict.trusted && name !== 'vary') continue
       res.setHeader(name, value)
     }
     // The API's answers are in the journal and logged from there.
     const journaled =
       owned &&
-      !verdict.surface &&
+      !verdict.sandboxApi &&
       !verdict.url.pathname.endsWith('/openapi.json')
     if (!journaled) log(request.method, verdict.url.pathname, response, started)
     return response
   }
 
-  /** Logs an answer that the journal does not record (the surface, files, refusals). */
+  /** Logs an answer that the journal does not record (the sandbox's own API, files, refusals). */
   const log = (
     method: string,
     path: string,

@@ -6,8 +6,8 @@ import { constantTimeEqual } from '../model/secrets.ts'
 import { parseJsonObject, readBody, validateBody } from './validation.ts'
 import type { z } from 'zod'
 
-/** What a surface resolver gets: the request, its URL and a body reader. */
-export interface SurfaceCall {
+/** What a resolver of the sandbox's own API gets: the request, its URL and a body reader. */
+export interface SandboxCall {
   request: Request
   url: URL
   /** Reads and validates the JSON body; an empty body counts as `{}`. */
@@ -46,18 +46,18 @@ function checkAdmin(
 }
 
 /**
- * Runs a resolver of the sandbox's own surface: the admin guard, then the
+ * Runs a resolver of the sandbox's own API (`/__sandbox/*`): the admin guard, then the
  * resolver once seeding is done; with a data file, a change is stored before
  * it is answered. Errors are thrown, for the core's one catch to render;
- * the surface is kept out of the journal.
+ * its calls are kept out of the journal.
  *
  * @example
- * runSurface(ctx, call, async () => json(200, { status: 'ok' }))
+ * runSandboxCall(ctx, call, async () => json(200, { status: 'ok' }))
  */
-export async function runSurface(
+export async function runSandboxCall(
   ctx: SandboxContext,
   call: RouteCall,
-  resolve: (call: SurfaceCall) => Response | Promise<Response>,
+  resolve: (call: SandboxCall) => Response | Promise<Response>,
   { adminGuard = true }: { adminGuard?: boolean } = {},
 ): Promise<Response> {
   const { request, path } = call
@@ -92,6 +92,6 @@ export async function runSurface(
   return response
 }
 
-// The surface calls that change nothing a data file holds.
+// The calls that change nothing a data file holds.
 const KEEPS_DATA =
   /^\/__sandbox\/(?:account\/)?(?:scenarios|latency|requests|snapshots)$/

@@ -1,0 +1,42 @@
+import { createCustomer } from './customers.ts'
+import { createToken } from './tokens.ts'
+import type {
+  OperationDefinition,
+  OperationSchemas,
+} from '../src/request/define-operation.ts'
+import type { Operation } from '../src/request/operations.ts'
+import type { ResolvedOptions } from '../src/options.ts'
+
+// @note Keyed by name so that the compiler holds this list and
+// OPERATION_NAMES to each other: a name without its definition here, a
+// definition without its name there, or one listed under another name does
+// not compile.
+const DEFINITIONS = { createCustomer, createToken } satisfies {
+  [Name in Operation]: OperationDefinition<Name>
+}
+
+/**
+ * The operations of the API, in the order of the route table and of the
+ * OpenAPI document: the one list that the routes, the MSW patterns, the
+ * request body schemas and the document's `paths` are built from.
+ *
+ * @example
+ * OPERATIONS.map((spec) => `${spec.method} ${spec.path}`) // ['POST /v1/customers', 'POST /v2/tokens']
+ */
+export const OPERATIONS: readonly OperationDefinition[] =
+  Object.values(DEFINITIONS)
+
+/**
+ * Each operation's request body schema for one sandbox's options, built
+ * once when the sandbox is made.
+ *
+ * @example
+ * createOperationSchemas(sandbox.options).createCustomer.safeParse({ name: 'Ada', email: 'ada@example.com' })
+ */
+export function createOperationSchemas(
+  options: ResolvedOptions,
+): OperationSchemas {
+  return Object.fromEntries(
+    OPERATIONS.map((spec) => [spec.operation, spec.body(options)]),
+  ) as OperationSchemas
+}

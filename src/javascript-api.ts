@@ -1,0 +1,370 @@
+import type { AccountControls } from './request/account-controls.ts'
+import { assumptionLedger } from './assumptions.ts'
+import type { SandboxContext } from './request/context.ts'
+import type { Database } from './model/db.ts'
+import type { IdKind } from './model/ids.ts'
+import { checkRoom, limitHint, LimitReachedError } from './request/limits.ts'
+import type { ResolvedOptions } from './options.ts'
+import type { AccountView, SandboxCore, TokenView } from './sandbox.ts'
+import {
+  SANDBOX_DATA_FORMAT,
+  SANDBOX_DATA_VERSION,
+  SESSION_FORMAT,
+  SESSION_VERSION,
+  type SandboxData,
+  type TokenRecord,
+} from './model/schemas.ts'
+import {
+  createAccountNamer,
+  insertSavedData,
+  parseSandboxData,
+} from './model/seeding.ts'
+import { maskSecret } from './model/secrets.ts'
+
+/** How `replaceData` makes the sandbox's new data. */
+export interface DataReplacement {
+  /** The seed of the new id streams and, without `fill`, of the default data. */
+  seed: number
+  /** Fills the new, empty database; by default with the default data of `seed`. */
+  fill?: (db: Database) => Promise<void>
+  /** Draws to skip in each id stream: a replayed session's next ids follow its recorded ones. */
+  skipIds?: Partial<Record<IdKind, number>>
+  /** Keeps the journal, the scenario queues and the accounts' queues and journal views (a restore). */
+  keepJournal?: boolean
+}
+
+/** What the JavaScript API needs of the wiring besides the context. */
+export interface JavaScriptApiWiring {
+  /** The seed the sandbox's data was made from. */
+  seed: number
+  /** Answers a request through the route table. */
+  fetch(request: Request): Promise<Response>
+  /**
+   * Replaces the sandbox's data: a new database filled as asked, new id
+   * streams and request stores (idempotency, rate limits), the clock back to
+   * the host's time. Settles when the new data is in.
+   */
+  replaceData(replacement: DataReplacement): Promise<void>
+}
+
+/**
+ * The JavaScript API of one sandbox (`SandboxCore`) over its context: reset,
+ * dump and load, snapshots, the read views, minted keys, export.
+ *
+ * @example
+ * const sandbox = createJavaScriptApi(ctx, { seed: 1, fetch: router.fetch, replaceData })
+ * await sandbox.reset(2)
+ */
+export function createJavaScriptApi(
+  ctx: SandboxContext,
+  wiring: JavaScriptApiWiring,
+): SandboxCore {
+  const { options } = ctx
+  let seed = wiring.seed
+  let nextAccountName = createAccountNamer(seed)
+  const snapshots = new Map<string, { data: SandboxData; created_at: string }>()
+  // Accounts that createApiKey() is inserting: they count for the limit.
+  let accountsBeingCreated = 0
+
+  const replaceData = (
+    replacement: Omit<DataReplacement, 'seed'> = {},
+  ): Promise<void> => {
+    nextAccountName = createAccountNamer(seed)
+    return wiring.replaceData({ seed, ...replacement })
+  }
+
+  /** The database once its data is all in; throws while it is still filling. */
+  const settledDb = (): Database => {
+    if (!ctx.seeded) {
+      throw new Error(
+        'Failed to read the sandbox: it is still seeding. Await sandbox.ready (or the promise that reset() returns) first.',
+      )
+    }
+    return ctx.db
+  }
+
+  const tokenView = (record: TokenRecord): TokenView => ({
+    id: record.id,
+    account_id: record.account_id,
+    token: maskSecret(record.secret),
+    scopes: [...record.scopes],
+    expires_in: record.expires_in,
+    expires_at: record.expires_at,
+    created_at: record.created_at,
+    issued_by: record.issued_by,
+    expired:
+      ctx.accounts.clockFor(record.account_id).now().getTime() >=
+      Date.parse(record.expires_at),
+  })
+
+  /** The controls of an account named by its id or one of its API keys. */
+  const accountControls = (accountOrKey: string): AccountControls => {
+    const db = settledDb()
+    let accountId: string | undefined = db.accountById(accountOrKey)?.id
+    if (accountId === undefined) {
+      for (const found of db.credentialsByHash(accountOrKey) ?? []) {
+        if (found.kind === 'api-key' && found.record.secret === accountOrKey)
+          accountId = found.record.account_id
+      }
+    }
+    if (accountId === undefined) {
+      throw new RangeError(
+        `Failed to reach an account's controls: ${JSON.stringify(maskSecret(String(accountOrKey)))} is neither an account id nor an API key of this sandbox. Pass the accountId or apiKey that createApiKey() returned.`,
+      )
+    }
+    return ctx.accounts.controls(accountId)
+  }
+
+  // Only accounts with a clock of their own add the field: data without
+  // them stays byte for byte what it was.
+  const savedAccountClocks = (): Pick<SandboxData, 'account_clocks'> => {
+    const clocks = ctx.accounts.clocks()
+    return clocks.length === 0 ? {} : { account_clocks: clocks }
+  }
+
+  const sandbox: SandboxCore = {
+    fetch: (request) => wiring.fetch(request),
+    get ready() {
+      return ctx.ready
+    },
+    get seed() {
+      return seed
+    },
+    options,
+    get db() {
+      const { accounts, apiKeys, customers, tokens } = settledDb()
+      return { accounts, apiKeys, customers, tokens }
+    },
+    reset(nextSeed) {
+      if (nextSeed !== undefined) {
+        if (
+          !Number.isInteger(nextSeed) ||
+          nextSeed < 0 ||
+          nextSeed > 0xffffffff
+        ) {
+          throw new RangeError(
+            `Failed to reset the sandbox: the seed must be a whole number from 0 to 4294967295 (got ${String(nextSeed)}).`,
+          )
+        }
+        seed = nextSeed
+      }
+      return replaceData()
+    },
+    clock: ctx.clock,
+    journal: ctx.journal,
+    scenarios: ctx.scenarios,
+    account: accountControls,
+    async createApiKey({ accountName } = {}) {
+      await ctx.ready
+      const { db, nextId } = ctx
+      // @note The inserts below await, so accounts still being made count
+      // too: concurrent calls never pass the limit between them.
+      checkRoom(db, options, 'account', undefined, accountsBeingCreated)
+      accountsBeingCreated++
+      try {
+        const now = ctx.clock.now().toISOString()
+        const account = await db.insertAccount({
+          id: nextId('account'),
+          name: accountName ?? nextAccountName(),
+          created_at: now,
+        })
+        const key = await db.insertApiKey({
+          id: nextId('apiKeyId'),
+          account_id: account.id,
+          secret: nextId('apiKey'),
+          revoked: false,
+          created_at: now,
+        })
+        return { apiKey: key.secret, accountId: account.id }
+      } finally {
+        accountsBeingCreated--
+      }
+    },
+    accounts: {
+      list: () => {
+        const db = settledDb()
+        return db.accounts.all().map((account) => accountView(db, account.id)!)
+      },
+      get: (id) => accountView(settledDb(), id),
+    },
+    customers: {
+      list: ({ accountId } = {}) => {
+        const db = settledDb()
+        const records =
+          accountId === undefined
+            ? db.customers.all()
+            : db.customersOf(accountId)
+        return records.map((record) => ({ ...record }))
+      },
+      get: (id) => {
+        const record = settledDb().customerById(id)
+        return record && { ...record }
+      },
+      count: ({ accountId } = {}) => {
+        const db = settledDb()
+        return accountId === undefined
+          ? db.customers.count()
+          : db.customersOf(accountId).length
+      },
+    },
+    tokens: {
+      list: ({ accountId } = {}) => {
+        const db = settledDb()
+        const records =
+          accountId === undefined ? db.tokens.all() : db.tokensOf(accountId)
+        return records.map(tokenView)
+      },
+      get: (id) => {
+        const record = settledDb().tokenById(id)
+        return record && tokenView(record)
+      },
+    },
+    state: () => ({
+      now: ctx.clock.now().toISOString(),
+      seed,
+      accounts: sandbox.accounts.list(),
+      customers: sandbox.customers.list(),
+      tokens: sandbox.tokens.list(),
+    }),
+    assumptions: () => assumptionLedger(options),
+    dump() {
+      const db = settledDb()
+      const copy = <T extends object>(records: readonly T[]): T[] =>
+        records.map((r) => ({ ...r }))
+      return {
+        format: SANDBOX_DATA_FORMAT,
+        version: SANDBOX_DATA_VERSION,
+        seed,
+        clock: { now: ctx.clock.now().toISOString(), frozen: ctx.clock.frozen },
+        ...savedAccountClocks(),
+        accounts: copy(db.accounts.all()),
+        api_keys: copy(db.apiKeys.all()),
+        customers: copy(db.customers.all()),
+        tokens: copy(db.tokens.all()),
+      }
+    },
+    async load(input) {
+      const data = parseSandboxData(input)
+      seed = data.seed
+      await replaceData({ fill: (db) => insertSavedData(db, data) })
+      restoreSavedClocks(ctx, data)
+    },
+    async snapshot(name) {
+      await ctx.ready
+      checkSnapshotName(name)
+      const max = options.limits.snapshots
+      if (!snapshots.has(name) && snapshots.size >= max) {
+        throw new LimitReachedError(
+          'limits.snapshots',
+          `Failed to take the snapshot "${name}": ${snapshots.size} are kept, the most that limits.snapshots (${max}) allows. ${limitHint('limits.snapshots', 'Take it under the name of one to replace, reset the sandbox')}`,
+        )
+      }
+      const data = sandbox.dump()
+      const created_at = ctx.clock.now().toISOString()
+      snapshots.set(name, { data, created_at })
+      return {
+        name,
+        created_at,
+        customers: data.customers.length,
+        tokens: data.tokens.length,
+      }
+    },
+    async restore(name) {
+      const snapshot = snapshots.get(name)
+      if (!snapshot) {
+        throw new RangeError(
+          `Failed to restore the snapshot "${name}": there is none by that name. Snapshots: ${[...snapshots.keys()].join(', ') || 'none'}.`,
+        )
+      }
+      const { data } = snapshot
+      await replaceData({
+        fill: (db) => insertSavedData(db, data),
+        keepJournal: true,
+      })
+      ctx.clock.set(data.clock.now)
+      if (!data.clock.frozen) ctx.clock.reset()
+      restoreAccountClocks(ctx, data)
+    },
+    snapshots: () =>
+      [...snapshots].map(([name, { data, created_at }]) => ({
+        name,
+        created_at,
+        customers: data.customers.length,
+        tokens: data.tokens.length,
+      })),
+    export() {
+      const data = sandbox.dump()
+      return {
+        format: SESSION_FORMAT,
+        version: SESSION_VERSION,
+        exported_at: new Date().toISOString(),
+        options: sessionOptions(options),
+        data,
+        journal: ctx.journal.list() as unknown as Record<string, unknown>[],
+        id_draws: ctx.nextId.draws(),
+      }
+    },
+  }
+  return sandbox
+}
+
+/**
+ * Sets the sandbox clock (when it was saved frozen) and the accounts' own
+ * clocks from saved data, as `load()` and a replayed session do.
+ *
+ * @example
+ * restoreSavedClocks(ctx, session.data)
+ */
+export function restoreSavedClocks(
+  ctx: SandboxContext,
+  data: SandboxData,
+): void {
+  if (data.clock.frozen) ctx.clock.set(data.clock.now)
+  restoreAccountClocks(ctx, data)
+}
+
+function restoreAccountClocks(ctx: SandboxContext, data: SandboxData): void {
+  for (const saved of data.account_clocks ?? []) {
+    // A running clock (clockAfterSet: 'running') runs on from its saved time.
+    ctx.accounts.controls(saved.account_id).clock.set(saved.now)
+  }
+}
+
+function accountView(db: Database, id: string): AccountView | undefined {
+  const account = db.accountById(id)
+  if (!account) return undefined
+  return {
+    id: account.id,
+    name: account.name,
+    created_at: account.created_at,
+    api_keys: db.apiKeysOf(id).map((key) => ({
+      id: key.id,
+      key: maskSecret(key.secret),
+      revoked: key.revoked,
+      created_at: key.created_at,
+    })),
+    customer_count: db.customersOf(id).length,
+    token_count: db.tokensOf(id).length,
+  }
+}
+
+function checkSnapshotName(name: unknown): void {
+  if (typeof name !== 'string' || !/^[\w.-]{1,64}$/.test(name)) {
+    throw new RangeError(
+      `Failed to take a snapshot: its name must be 1 to 64 letters, digits, "_", "." or "-" (got ${JSON.stringify(name)}).`,
+    )
+  }
+}
+
+/** The options a session export carries: everything but functions and the admin token. */
+function sessionOptions(options: ResolvedOptions): Record<string, unknown> {
+  const {
+    errorFormat: _e,
+    onRequest: _r,
+    onSeedProgress: _p,
+    baseUrl,
+    adminToken: _a,
+    ...rest
+  } = options
+  return { ...rest, ...(baseUrl && { baseUrl: baseUrl.href }) }
+}

@@ -1,0 +1,178 @@
+import {
+  createFaker,
+  seedAccountName,
+  seedCustomers,
+} from '../../fixtures/seed.ts'
+import type { ResolvedOptions } from '../options.ts'
+import type { Database } from './db.ts'
+import { createIdGenerator } from './ids.ts'
+import {
+  SANDBOX_DATA_FORMAT,
+  SANDBOX_DATA_VERSION,
+  SandboxDataSchema,
+  SandboxSessionSchema,
+  type SandboxData,
+  type SandboxSession,
+} from './schemas.ts'
+import { isMaskedSecret } from './secrets.ts'
+
+// How many customers a large seed inserts between two progress reports.
+const CUSTOMERS_PER_PROGRESS_REPORT = 5000
+
+// @note Minted accounts take their names from a stream apart from the
+// seeded customers', so minting one never shifts the seeded data.
+const ACCOUNT_NAMES_SALT = 0x5bd1e995
+
+/**
+ * Fills an empty database with the default data of `seed`: the fixtures'
+ * accounts and API keys, and each account's faker-generated customers, all
+ * created at `now`. Reports progress through `options.onSeedProgress`.
+ *
+ * @example
+ * await seedDefaultData(createDatabase({ indexEmails: false }), {
+ *   seed: 1,
+ *   options: resolveOptions(),
+ *   now: new Date(),
+ * })
+ */
+export async function seedDefaultData(
+  db: Database,
+  { seed, options, now }: { seed: number; options: ResolvedOptions; now: Date },
+): Promise<void> {
+  // @note Seeded data draws its ids from streams of its own, so the same seed
+  // gives the same data in random mode too, and never collides with the ids
+  // that requests draw later.
+  const nextId = createIdGenerator({ seed, deterministic: true, salt: 'seed:' })
+  const faker = createFaker(seed)
+  const createdAt = now.toISOString()
+  const { accounts } = options.fixtures
+  const total = accounts.reduce(
+    (sum, account) => sum + (account.customers ?? options.customersPerAccount),
+    0,
+  )
+  let done = 0
+  for (const account of accounts) {
+    const pending: Promise<unknown>[] = [
+      db.insertAccount({
+        id: account.id,
+        name: account.name,
+        created_at: createdAt,
+      }),
+    ]
+    for (const key of account.apiKeys) {
+      pending.push(
+        db.insertApiKey({
+          id: nextId('apiKeyId'),
+          account_id: account.id,
+          secret: key.key,
+          revoked: key.revoked ?? false,
+          created_at: createdAt,
+          ...(key.persona && { persona: key.persona }),
+        }),
+      )
+    }
+    for (const customer of seedCustomers(
+      faker,
+      account.customers ?? options.customersPerAccount,
+    )) {
+      pending.push(
+        db.insertCustomer({
+          id: nextId('customer'),
+          account_id: account.id,
+          name: customer.name,
+          email: customer.email,
+          created_at: createdAt,
+        }),
+      )
+      if (++done % CUSTOMERS_PER_PROGRESS_REPORT === 0) {
+        options.onSeedProgress?.(done, total)
+      }
+    }
+    await Promise.all(pending)
+  }
+  if (total > 0) options.onSeedProgress?.(total, total)
+}
+
+/**
+ * Fills an empty database with the records of saved data (from `dump()`, a
+ * data file, a snapshot or a session), as they were.
+ *
+ * @example
+ * await insertSavedData(createDatabase({ indexEmails: false }), sandbox.dump())
+ */
+export async function insertSavedData(
+  db: Database,
+  data: SandboxData,
+): Promise<void> {
+  await Promise.all([
+    ...data.accounts.map((r) => db.insertAccount(r)),
+    ...data.api_keys.map((r) => db.insertApiKey(r)),
+    ...data.customers.map((r) => db.insertCustomer(r)),
+    ...data.tokens.map((r) => db.insertToken(r)),
+  ])
+}
+
+/**
+ * The names of the accounts `createApiKey()` mints without one: the same
+ * sequence for the same seed, started again when the data is replaced.
+ *
+ * @example
+ * const nextAccountName = createAccountNamer(1)
+ * nextAccountName() // e.g. 'Bailey - Fay-Lowe'
+ */
+export function createAccountNamer(seed: number): () => string {
+  const faker = createFaker(seed ^ ACCOUNT_NAMES_SALT)
+  return () => seedAccountName(faker)
+}
+
+/**
+ * Reads a session (from `sandbox.export()` or `GET /__sandbox/export`) that
+ * `createSandbox({ from })` replays; throws a `TypeError` naming the first
+ * problem, or saying that its secrets are masked.
+ *
+ * @example
+ * const session = parseSession(JSON.parse(await readFile('session.json', 'utf8')))
+ */
+export function parseSession(input: unknown): SandboxSession {
+  const result = SandboxSessionSchema.safeParse(input)
+  if (result.success) {
+    const { data } = result.data
+    const masked = [...data.api_keys, ...data.tokens].find((record) =>
+      isMaskedSecret(record.secret),
+    )
+    if (masked) {
+      // @note Replaying it would create keys that are their masks.
+      throw new TypeError(
+        `Failed to create a sandbox from a session: its secrets are masked (${masked.secret}), so its keys and tokens cannot be replayed. Export it with GET /__sandbox/export?secrets=include (from this machine or with the admin token) or sandbox.export().`,
+      )
+    }
+    return result.data
+  }
+  const issue = result.error.issues[0]!
+  throw new TypeError(
+    `Failed to create a sandbox from a session: ${issue.path.join('.') || 'the document'}: ${issue.message}. Pass what sandbox.export() or GET /__sandbox/export returned.`,
+  )
+}
+
+/**
+ * Reads saved data (from `dump()` or a data file) that `load()` puts in;
+ * throws a `TypeError` naming the first problem, or the version it cannot read.
+ *
+ * @example
+ * await sandbox.load(parseSandboxData(JSON.parse(text)))
+ */
+export function parseSandboxData(input: unknown): SandboxData {
+  const result = SandboxDataSchema.safeParse(input)
+  if (result.success) return result.data
+  const format = (input as { format?: unknown } | null)?.format
+  const version = (input as { version?: unknown } | null)?.version
+  if (format === SANDBOX_DATA_FORMAT && version !== SANDBOX_DATA_VERSION) {
+    throw new TypeError(
+      `Failed to load sandbox data: it is version ${String(version)} of the format and this release reads version ${SANDBOX_DATA_VERSION}.`,
+    )
+  }
+  const issue = result.error.issues[0]!
+  throw new TypeError(
+    `Failed to load sandbox data: ${issue.path.join('.') || 'the document'}: ${issue.message}.`,
+  )
+}

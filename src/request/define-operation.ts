@@ -1,0 +1,116 @@
+import type { z } from 'zod'
+import type { Principal } from './auth.ts'
+import type { SandboxContext } from './context.ts'
+import type { ErrorCode } from './errors.ts'
+import type { Operation } from './operations.ts'
+import type { OperationResult, OperationSpec } from './pipeline.ts'
+import { validateBody, type FieldMessages } from './validation.ts'
+import type { ResolvedOptions } from '../options.ts'
+
+type JsonObject = Record<string, unknown>
+
+/**
+ * What the OpenAPI document says of an operation beyond what every
+ * operation shares (credentials, `Idempotency-Key`, `X-Sandbox-Scenario`,
+ * the error answers of the pipeline), which `src/openapi.ts` adds.
+ */
+export interface OperationDocument {
+  /** The tag that groups the operation, with the tag's description. */
+  tag: { name: string; description: string }
+  summary: string
+  /** Markdown; `assumption(id)` quotes an entry of the assumption ledger. */
+  description: (
+    options: ResolvedOptions,
+    assumption: (id: string) => string,
+  ) => string
+  /** An example request body. */
+  example: (options: ResolvedOptions) => JsonObject
+  /** The success answer; its body schema becomes a named component. */
+  success: {
+    status: number
+    description: string
+    /** The component's name, e.g. `Customer`. */
+    name: string
+    schema: (options: ResolvedOptions) => z.ZodType
+    example: (options: ResolvedOptions) => unknown
+    /** Headers of its own, by name, besides `X-Request-Id`, replay and rate limit. */
+    headers?: Record<string, { description: string; schema: JsonObject }>
+  }
+  /** Error codes of its own by status, listed before the shared ones. */
+  errors?: Partial<Record<number, ErrorCode[]>>
+}
+
+/** An operation as its handler file defines it: the spec and its document. */
+export interface OperationDefinition<
+  Name extends Operation = Operation,
+  Body extends z.ZodType = z.ZodType,
+> extends OperationSpec {
+  operation: Name
+  /**
+   * Builds the request body schema for one sandbox's settings: it validates
+   * requests and is the document's request body (its `.meta()` included).
+   */
+  body: (options: ResolvedOptions) => Body
+  document: OperationDocument
+}
+
+/** What a handler file writes: the definition, with `execute` taking the valid body. */
+export type OperationInput<
+  Name extends Operation,
+  Body extends z.ZodType,
+> = Omit<OperationDefinition<Name, Body>, 'execute'> & {
+  /** Field-specific wording of validation messages. */
+  messages?: (options: ResolvedOptions) => FieldMessages
+  /**
+   * Does the work with a body that passed `body`'s schema; throws
+   * SandboxError for 4xx. Nothing is awaited between its checks (ids,
+   * emails, limits) and its insert: no other request runs in between.
+   */
+  execute: (
+    ctx: SandboxContext,
+    principal: Principal,
+    body: z.output<Body>,
+    now: Date,
+  ) => Promise<OperationResult>
+}
+
+/**
+ * Defines an operation of the API in one place: its route, scope, body
+ * schema, document and work. List it in `handlers/index.ts` and it is
+ * routed, bound as an MSW handler, targetable by scenarios, journaled and
+ * documented.
+ *
+ * @example
+ * // with 'createWidget' added to OPERATION_NAMES (src/request/operations.ts)
+ * export const createWidget = defineOperation({
+ *   operation: 'createWidget', method: 'POST', path: '/v1/widgets',
+ *   scope: 'widgets:write', bodyTypes: 'json',
+ *   body: () => z.object({ name: z.string() }).strict(),
+ *   document: { ... },
+ *   async execute(ctx, principal, body) { return { status: 201, body } },
+ * })
+ */
+export function defineOperation<Name extends Operation, Body extends z.ZodType>(
+  input: OperationInput<Name, Body>,
+): OperationDefinition<Name, Body> {
+  const { messages, execute, ...definition } = input
+  return {
+    ...definition,
+    // Async, so that a body that fails validation rejects like any other 4xx.
+    execute: async (ctx, principal, raw, now) =>
+      execute(
+        ctx,
+        principal,
+        validateBody(
+          // @note The sandbox built this schema with `body` from its options.
+          ctx.schemas[definition.operation] as z.ZodType<z.output<Body>>,
+          raw,
+          messages?.(ctx.options),
+        ),
+        now,
+      ),
+  }
+}
+
+/** Each operation's request body schema, built once per sandbox. */
+export type OperationSchemas = { readonly [Name in Operation]: z.ZodType }
