@@ -69,6 +69,8 @@ export const createCustomer = defineOperation({
   path: '/v1/customers',
   scope: 'customers:write',
   bodyTypes: 'json',
+  // A retry of a create refused as a duplicate gets the same 409.
+  replays: ['email_taken'],
   body: createCustomerBodySchema,
   document: {
     tag: { name: 'Customers', description: 'Version 1: customer records.' },

@@ -8,7 +8,12 @@ import type {
   RouteCall,
   SandboxContext,
 } from './context.ts'
-import { SandboxError, STATUS_TEXT, validationError } from './errors.ts'
+import {
+  SandboxError,
+  STATUS_TEXT,
+  validationError,
+  type ErrorCode,
+} from './errors.ts'
 import type { CreatedRecord } from '../model/db.ts'
 import type { Operation } from './journal.ts'
 import { LimitReachedError, limitHint } from './limits.ts'
@@ -44,6 +49,11 @@ export interface OperationSpec {
   /** The scope a token needs; API keys have them all. */
   scope: string
   bodyTypes: BodyTypes
+  /**
+   * Its own refusals that an idempotent retry replays, as it replays a
+   * success (e.g. `email_taken`); any other error leaves the key free.
+   */
+  replays?: readonly ErrorCode[]
   /** Checks the caller may use this operation at all, before the body is read. */
   authorize?: (ctx: SandboxContext, principal: Principal) => void
   /**
@@ -204,7 +214,7 @@ export async function runOperation(
     if (idempotencyKey !== undefined) {
       // @note Only outcomes of the operation itself are worth replaying; a
       // 422 leaves the key free so that the corrected request can use it.
-      if (error instanceof SandboxError && error.code === 'email_taken') {
+      if (error instanceof SandboxError && spec.replays?.includes(error.code)) {
         const response = renderError(ctx, state, error)
         ctx.idempotency.complete(idempotencyKey, {
           status: response.status,
