@@ -48,3 +48,22 @@ export const DEFAULTS = {
 
 /** The longest delay, in milliseconds, a scenario or the latency option may add. */
 export const MAX_DELAY_MS = 60_000
+
+/**
+ * The defaults of the standalone server's own options (`createSandboxServer`
+ * and the CLI), beside the sandbox's in `DEFAULTS`: `--help` reads them. The
+ * server draws ids and secrets from Web Crypto, so `deterministic` is off.
+ *
+ * @example
+ * SERVER_DEFAULTS.port // 4100
+ */
+export const SERVER_DEFAULTS = {
+  port: 4100,
+  host: '127.0.0.1',
+  deterministic: false,
+  headersTimeout: 10_000,
+  requestTimeout: 30_000,
+  keepAliveTimeout: 5_000,
+  maxHeadersCount: 100,
+  maxConnections: 1024,
+} as const

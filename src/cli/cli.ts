@@ -1,24 +1,22 @@
-import { readFile } from 'node:fs/promises'
 import { parseArgs, styleText } from 'node:util'
 import packageJson from '../../package.json' with { type: 'json' }
 import { DEFAULT_ACCOUNTS, DEMO_KEY_ONE } from '../../fixtures/demo-keys.ts'
 import { DataFileError } from '../model/data-file.ts'
-import { DEFAULTS } from '../defaults.ts'
-import { SERVER_KEYS } from './verify/config.ts'
+import {
+  FLAG_ROWS,
+  FLAG_TABLE,
+  NAME,
+  PARSE_ARGS_OPTIONS,
+  UsageError,
+  readConfig,
+  renderUsage,
+} from './flags.ts'
 import type { Persona } from '../model/personas.ts'
 import type {
   RequestLog,
   SandboxServer,
   SandboxServerOptions,
 } from '../runtimes/node.ts'
-
-const NAME = 'customer-token-sandbox'
-
-/** `{ a: 1, b: 2 }` as the CLI reads it: `a=1,b=2`. */
-const pairs = (values: Record<string, number>): string =>
-  Object.entries(values)
-    .map(([key, value]) => `${key}=${value}`)
-    .join(',')
 
 /** Where the CLI writes; tests pass their own. */
 export interface CliIO {
@@ -43,315 +41,29 @@ export interface MainResult {
   recorder?: { url: string; close(): Promise<void> }
 }
 
-export const USAGE = `Usage: ${NAME} [options]
-       ${NAME} verify --target URL --key KEY   check the assumptions against a live service
-       ${NAME} record --target URL             record a live service's answers (see --help of each)
+/** The `--help` text, built from the flag table. */
+export const USAGE: string = renderUsage()
 
-Serves the Customer and Token Service sandbox over HTTP.
-
-Server
-  --port N                 port, 0 for a free one (default 4100, env PORT)
-  --host HOST              interface (default 127.0.0.1, env HOST); beyond loopback needs --admin-token
-  --admin-token TOKEN      guards /__sandbox/* (env SANDBOX_ADMIN_TOKEN, at least 16 characters)
-  --admin-origins LIST     origins besides loopback ones that may call /__sandbox/* from a browser
-  --allowed-hosts LIST     Host names besides loopback ones that /__sandbox/* answers on loopback
-  --headers-timeout MS     time to send a request's headers, then 408 (default 10000)
-  --request-timeout MS     time to send a whole request, then 408 (default 30000)
-  --keep-alive-timeout MS  idle keep-alive connections close after this (default 5000)
-  --max-headers-count N    most header fields per request, then 431 (default 100)
-  --max-connections N      most open connections; more are closed at once (default 1024)
-  --data-file PATH         keep the data in a file: each write is on disk before its 201; one server per file (env SANDBOX_DATA_FILE)
-  --from FILE              start from a session that GET /__sandbox/export wrote (replays it exactly)
-  --config FILE            read options from a JSON file (same names as the JavaScript options)
-  --log-format pretty|json request log format (default pretty, env SANDBOX_LOG_FORMAT)
-  --quiet                  print the URL only, no banner and no request log
-  --debug                  print the stack of an internal error (env SANDBOX_DEBUG=1)
-  -h, --help               show this help
-  -v, --version            show the version
-
-Data
-  --seed N                 faker seed for the seeded data (default ${DEFAULTS.seed}, env SANDBOX_SEED)
-  --customers N            seeded customers per fixture account (default ${DEFAULTS.customersPerAccount})
-  --deterministic          reproducible ids and secrets from the seed (default off for the server)
-
-Behaviour (the assumption ledger: GET /__sandbox/assumptions)
-  --latency MIN[-MAX]ms    latency added to every API call, e.g. 50-200ms
-  --rate-limit N/WINDOW    per-credential limit, e.g. 100/60s, 10/m, 1000/h
-  --unknown-fields reject|ignore      request fields the interface does not define (default ${DEFAULTS.unknownFields})
-  --required-fields LIST   customer fields a request must carry (default ${DEFAULTS.requiredFields.join(',')})
-  --name-length MIN-MAX    name length as sent, in characters (default ${DEFAULTS.nameLength.min}-${DEFAULTS.nameLength.max})
-  --email-max-length N     longest email (default ${DEFAULTS.emailMaxLength})
-  --unique-email           409 email_taken for a duplicate email within an account
-  --scopes LIST            the scope catalog (default ${DEFAULTS.scopes.join(',')})
-  --max-scopes N           most scopes per token (default ${DEFAULTS.maxScopes})
-  --expires-in SPEC        ${pairs(DEFAULTS.expiresIn)} (or a default alone, or MIN-MAX)
-  --no-v1-accepts-tokens   POST /v1/customers takes API keys only
-  --token-issuers api-keys|api-keys-and-tokens   who may mint tokens (default ${DEFAULTS.tokenIssuers})
-  --max-body-bytes N       largest request body (default ${DEFAULTS.maxBodyBytes})
-  --clock-after-set frozen|running    the clock once set or advanced (default ${DEFAULTS.clockAfterSet})
-  --journal-limit N        requests the journal keeps (default ${DEFAULTS.journalLimit})
-
-Limits (at a limit: 409 limit_reached naming it)
-  --limits LIST            caps on the stores; the defaults:
-                           ${pairs(DEFAULTS.limits)}
-  --idempotency LIST       Idempotency-Key window and live keys kept; the defaults:
-                           ${pairs(DEFAULTS.idempotency)}
-`
-
-/** A mistake in the command line or config: one line, the usage, exit 2. */
-class UsageError extends Error {}
-
-const FLAGS = {
-  port: { type: 'string' },
-  host: { type: 'string' },
-  'admin-token': { type: 'string' },
-  'admin-origins': { type: 'string' },
-  'allowed-hosts': { type: 'string' },
-  'headers-timeout': { type: 'string' },
-  'request-timeout': { type: 'string' },
-  'keep-alive-timeout': { type: 'string' },
-  'max-headers-count': { type: 'string' },
-  'max-connections': { type: 'string' },
-  debug: { type: 'boolean' },
-  'data-file': { type: 'string' },
-  from: { type: 'string' },
-  config: { type: 'string' },
-  'log-format': { type: 'string' },
-  quiet: { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
-  version: { type: 'boolean', short: 'v' },
-  seed: { type: 'string' },
-  customers: { type: 'string' },
-  deterministic: { type: 'boolean' },
-  latency: { type: 'string' },
-  'rate-limit': { type: 'string' },
-  'unknown-fields': { type: 'string' },
-  'required-fields': { type: 'string' },
-  'name-length': { type: 'string' },
-  'email-max-length': { type: 'string' },
-  'unique-email': { type: 'boolean' },
-  scopes: { type: 'string' },
-  'max-scopes': { type: 'string' },
-  'expires-in': { type: 'string' },
-  'v1-accepts-tokens': { type: 'boolean' },
-  'token-issuers': { type: 'string' },
-  'max-body-bytes': { type: 'string' },
-  'clock-after-set': { type: 'string' },
-  'journal-limit': { type: 'string' },
-  limits: { type: 'string' },
-  idempotency: { type: 'string' },
-} as const
-
-const int = (name: string, value: string): number => {
-  if (!/^\d{1,15}$/.test(value.trim()))
-    throw new UsageError(`--${name} must be a whole number (got "${value}")`)
-  return Number(value)
-}
-
-const oneOf = <T extends string>(
-  name: string,
-  value: string,
-  choices: readonly T[],
-): T => {
-  if (!choices.includes(value as T)) {
-    throw new UsageError(
-      `--${name} must be one of ${choices.join(', ')} (got "${value}")`,
-    )
-  }
-  return value as T
-}
-
-const list = (value: string): string[] =>
-  value
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean)
-
-/**
- * Reads `MIN[-MAX]ms`, e.g. `50-200ms` or `100`.
- *
- * @example
- * parseLatency('50-200ms') // { min: 50, max: 200 }
- */
-export function parseLatency(value: string): { min: number; max: number } {
-  const match = /^(\d+)(?:\s*-\s*(\d+))?\s*(?:ms)?$/.exec(value.trim())
-  if (!match)
-    throw new UsageError(
-      `--latency must look like 100ms or 50-200ms (got "${value}")`,
-    )
-  const min = Number(match[1])
-  return { min, max: match[2] === undefined ? min : Number(match[2]) }
-}
-
-const UNITS: Record<string, number> = {
-  s: 1,
-  sec: 1,
-  second: 1,
-  m: 60,
-  min: 60,
-  minute: 60,
-  h: 3600,
-  hour: 3600,
-}
-
-/**
- * Reads `N/WINDOW`, e.g. `100/60s`, `10/m`, `1000/1h`.
- *
- * @example
- * parseRateLimit('100/60s') // { limit: 100, windowSeconds: 60 }
- */
-export function parseRateLimit(value: string): {
-  limit: number
-  windowSeconds: number
-} {
-  const match = /^(\d+)\s*\/\s*(\d+)?\s*([a-z]+)?$/.exec(value.trim())
-  const unit = match?.[3] === undefined ? 1 : UNITS[match[3]]
-  if (
-    !match ||
-    unit === undefined ||
-    (match[2] === undefined && match[3] === undefined)
-  ) {
-    throw new UsageError(
-      `--rate-limit must look like 100/60s, 10/m or 1000/1h (got "${value}")`,
-    )
-  }
-  return {
-    limit: Number(match[1]),
-    windowSeconds: Number(match[2] ?? 1) * unit,
-  }
-}
-
-const parseBounds = (
-  name: string,
-  value: string,
-  keys: readonly string[],
-  single?: string,
-): Record<string, number> => {
-  const range = /^(\d+)\s*-\s*(\d+)$/.exec(value.trim())
-  if (range) return { min: Number(range[1]), max: Number(range[2]) }
-  if (single && /^\d+$/.test(value.trim())) return { [single]: Number(value) }
-  const out: Record<string, number> = {}
-  for (const part of list(value)) {
-    const [key, raw] = part.split('=').map((s) => s.trim())
-    if (
-      key === undefined ||
-      !keys.includes(key) ||
-      raw === undefined ||
-      !/^\d+$/.test(raw)
-    ) {
-      throw new UsageError(
-        `--${name} must look like ${keys.map((k) => `${k}=N`).join(',')} or MIN-MAX (got "${value}")`,
-      )
-    }
-    out[key] = Number(raw)
-  }
-  return out
-}
-
-/**
- * Reads `key=N` pairs joined with commas, e.g. `records=300000,accounts=100`.
- *
- * @example
- * parsePairs('limits', 'records=300000', ['records']) // { records: 300000 }
- */
-export function parsePairs(
-  name: string,
-  value: string,
-  keys: readonly string[],
-): Record<string, number> {
-  const out: Record<string, number> = {}
-  for (const part of list(value)) {
-    const [key, raw] = part.split('=').map((s) => s.trim())
-    if (key === undefined || !keys.includes(key) || raw === undefined) {
-      throw new UsageError(
-        `--${name} takes key=N pairs joined with commas, the keys being ${keys.join(', ')} (got "${value}")`,
-      )
-    }
-    out[key] = int(`${name} ${key}`, raw)
-  }
-  return out
-}
+export { readConfig }
 
 /** Settings of the CLI beyond the server's options. */
 interface CliSettings {
   logFormat: 'pretty' | 'json'
   quiet: boolean
-}
-
-/** What a config file may hold: the server's options and the sandbox's. */
-const CONFIG_KEYS = new Set([
-  ...SERVER_KEYS,
-  'seed',
-  'customers',
-  'customersPerAccount',
-  'deterministic',
-  'latency',
-  'rateLimit',
-  'unknownFields',
-  'requiredFields',
-  'nameLength',
-  'emailMaxLength',
-  'uniqueEmail',
-  'scopes',
-  'maxScopes',
-  'expiresIn',
-  'v1AcceptsTokens',
-  'tokenIssuers',
-  'maxBodyBytes',
-  'clockAfterSet',
-  'journalLimit',
-  'idempotency',
-  'limits',
-  'fixtures',
-])
-
-async function readJsonFile(flag: string, path: string): Promise<unknown> {
-  let text: string
-  try {
-    text = await readFile(path, 'utf8')
-  } catch (error) {
-    throw new UsageError(
-      `cannot read ${flag} ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
-    )
-  }
-  try {
-    return JSON.parse(text)
-  } catch (error) {
-    throw new UsageError(
-      `${flag} ${path} is not valid JSON: ${(error as Error).message}`,
-    )
-  }
+  debug: boolean
 }
 
 /**
- * Reads a `--config` file: a JSON object of options with their JavaScript names.
+ * Reads the command line, the environment and the config file into the
+ * server's options and the CLI's settings, each option through its row of
+ * `FLAG_TABLE`: a config file's value, then the environment's, then the flag's.
+ * A mistake throws a `UsageError` naming it.
  *
  * @example
- * const options = await readConfig('sandbox.config.json')
+ * const { options } = await readCommandLine(['--rate-limit', '10/m'], {})
+ * options.rateLimit // { limit: 10, windowSeconds: 60 }
  */
-export async function readConfig(
-  path: string,
-): Promise<Record<string, unknown>> {
-  const config = await readJsonFile('--config', path)
-  if (typeof config !== 'object' || config === null || Array.isArray(config)) {
-    throw new UsageError(`--config ${path} must hold a JSON object of options`)
-  }
-  for (const key of Object.keys(config)) {
-    if (!CONFIG_KEYS.has(key))
-      throw new UsageError(`--config ${path}: unknown option "${key}"`)
-  }
-  const out = { ...(config as Record<string, unknown>) }
-  if (typeof out.latency === 'string') out.latency = parseLatency(out.latency)
-  if (typeof out.rateLimit === 'string')
-    out.rateLimit = parseRateLimit(out.rateLimit)
-  if (out.customers !== undefined) {
-    out.customersPerAccount = out.customers
-    delete out.customers
-  }
-  return out
-}
-
-async function resolveSettings(
+export async function readCommandLine(
   args: string[],
   env: CliIO['env'],
 ): Promise<{
@@ -360,13 +72,14 @@ async function resolveSettings(
   options?: SandboxServerOptions
   settings?: CliSettings
 }> {
-  let values: ReturnType<
-    typeof parseArgs<{ options: typeof FLAGS; allowNegative: true }>
-  >['values']
+  let values: Record<
+    string,
+    string | boolean | (string | boolean)[] | undefined
+  >
   try {
     values = parseArgs({
       args,
-      options: FLAGS,
+      options: PARSE_ARGS_OPTIONS,
       strict: true,
       allowPositionals: false,
       allowNegative: true,
@@ -378,139 +91,38 @@ async function resolveSettings(
   if (values.version) return { version: true }
 
   const config =
-    values.config === undefined ? {} : await readConfig(values.config)
-  const options: SandboxServerOptions & Record<string, unknown> = { ...config }
-  const settings: CliSettings = {
-    logFormat: config.logFormat === 'json' ? 'json' : 'pretty',
-    quiet: config.quiet === true,
+    typeof values.config === 'string' ? await readConfig(values.config) : {}
+  const options: Record<string, unknown> = {}
+  const settings: Record<string, unknown> = {
+    logFormat: FLAG_TABLE.logFormat.default,
+    quiet: false,
+    debug: false,
   }
-  delete options.logFormat
-  delete options.quiet
-
-  // Environment variables sit between the config file and the flags.
-  const fromEnv: Partial<Record<keyof typeof FLAGS, string>> = {
-    port: env.PORT,
-    host: env.HOST,
-    'admin-token': env.SANDBOX_ADMIN_TOKEN,
-    'data-file': env.SANDBOX_DATA_FILE,
-    'log-format': env.SANDBOX_LOG_FORMAT,
-    seed: env.SANDBOX_SEED,
+  for (const [name, row] of FLAG_ROWS) {
+    const into = row.target === 'cli' ? settings : options
+    if (name in config) into[name] = config[name]
+    const fromEnv = row.env === undefined ? undefined : env[row.env]
+    const given =
+      row.flag === undefined ? undefined : (values[row.flag] ?? undefined)
+    const raw = given ?? (fromEnv === '' ? undefined : fromEnv)
+    if (raw === undefined || Array.isArray(raw)) continue
+    if (typeof raw === 'boolean' || row.parse === undefined) {
+      into[name] = raw === true || raw === 'true'
+      continue
+    }
+    const value = await row.parse(raw, row.flag ?? name)
+    into[name] =
+      row.merge && typeof into[name] === 'object'
+        ? { ...(into[name] as object), ...(value as object) }
+        : value
   }
-  const v: Record<string, string | boolean | undefined> = {}
-  for (const [key, value] of Object.entries(fromEnv))
-    if (value !== undefined && value !== '') v[key] = value
-  Object.assign(v, values)
-  const str = (key: keyof typeof FLAGS): string | undefined =>
-    v[key] as string | undefined
-
-  if (str('from') !== undefined)
-    options.from = await readJsonFile('--from', str('from')!)
-  if (str('port') !== undefined) options.port = int('port', str('port')!)
-  if (str('host') !== undefined) options.host = str('host')!
-  if (str('admin-token') !== undefined) options.adminToken = str('admin-token')!
-  if (str('data-file') !== undefined) options.dataFile = str('data-file')!
-  if (str('admin-origins') !== undefined)
-    options.adminOrigins = list(str('admin-origins')!)
-  if (str('allowed-hosts') !== undefined)
-    options.allowedHosts = list(str('allowed-hosts')!)
-  for (const [flag, option] of [
-    ['headers-timeout', 'headersTimeout'],
-    ['request-timeout', 'requestTimeout'],
-    ['keep-alive-timeout', 'keepAliveTimeout'],
-    ['max-headers-count', 'maxHeadersCount'],
-    ['max-connections', 'maxConnections'],
-  ] as const) {
-    if (str(flag) !== undefined) options[option] = int(flag, str(flag)!)
-  }
+  delete settings.config
   // @note Read where the error is reported (src/cli/report.ts), in this process.
-  if (v.debug) process.env.SANDBOX_DEBUG = '1'
-  if (str('log-format') !== undefined)
-    settings.logFormat = oneOf('log-format', str('log-format')!, [
-      'pretty',
-      'json',
-    ] as const)
-  if (v.quiet) settings.quiet = true
-  if (str('seed') !== undefined) options.seed = int('seed', str('seed')!)
-  if (str('customers') !== undefined)
-    options.customersPerAccount = int('customers', str('customers')!)
-  if (v.deterministic !== undefined)
-    options.deterministic = v.deterministic as boolean
-  if (str('latency') !== undefined)
-    options.latency = parseLatency(str('latency')!)
-  if (str('rate-limit') !== undefined)
-    options.rateLimit = parseRateLimit(str('rate-limit')!)
-  if (str('unknown-fields') !== undefined)
-    options.unknownFields = oneOf('unknown-fields', str('unknown-fields')!, [
-      'reject',
-      'ignore',
-    ] as const)
-  if (str('required-fields') !== undefined) {
-    options.requiredFields = list(str('required-fields')!).map((f) =>
-      oneOf('required-fields', f, ['name', 'email'] as const),
-    )
+  if (settings.debug) process.env.SANDBOX_DEBUG = '1'
+  return {
+    options: options as SandboxServerOptions,
+    settings: settings as unknown as CliSettings,
   }
-  if (str('name-length') !== undefined)
-    options.nameLength = parseBounds('name-length', str('name-length')!, [
-      'min',
-      'max',
-    ])
-  if (str('email-max-length') !== undefined)
-    options.emailMaxLength = int('email-max-length', str('email-max-length')!)
-  if (v['unique-email'] !== undefined)
-    options.uniqueEmail = v['unique-email'] as boolean
-  if (str('scopes') !== undefined) options.scopes = list(str('scopes')!)
-  if (str('max-scopes') !== undefined)
-    options.maxScopes = int('max-scopes', str('max-scopes')!)
-  if (str('expires-in') !== undefined) {
-    options.expiresIn = parseBounds(
-      'expires-in',
-      str('expires-in')!,
-      ['default', 'min', 'max'],
-      'default',
-    )
-  }
-  if (v['v1-accepts-tokens'] !== undefined)
-    options.v1AcceptsTokens = v['v1-accepts-tokens'] as boolean
-  if (str('token-issuers') !== undefined) {
-    options.tokenIssuers = oneOf('token-issuers', str('token-issuers')!, [
-      'api-keys',
-      'api-keys-and-tokens',
-    ] as const)
-  }
-  if (str('max-body-bytes') !== undefined)
-    options.maxBodyBytes = int('max-body-bytes', str('max-body-bytes')!)
-  if (str('clock-after-set') !== undefined) {
-    options.clockAfterSet = oneOf('clock-after-set', str('clock-after-set')!, [
-      'frozen',
-      'running',
-    ] as const)
-  }
-  if (str('journal-limit') !== undefined)
-    options.journalLimit = int('journal-limit', str('journal-limit')!)
-  if (str('limits') !== undefined) {
-    options.limits = {
-      ...options.limits,
-      ...parsePairs('limits', str('limits')!, [
-        'customersPerAccount',
-        'tokensPerAccount',
-        'records',
-        'accounts',
-        'scenarios',
-        'snapshots',
-      ]),
-    }
-  }
-  if (str('idempotency') !== undefined) {
-    options.idempotency = {
-      ...options.idempotency,
-      ...parsePairs('idempotency', str('idempotency')!, [
-        'ttlSeconds',
-        'maxEntries',
-        'maxEntriesPerAccount',
-      ]),
-    }
-  }
-  return { options, settings }
 }
 
 /**
@@ -532,6 +144,12 @@ export async function main({
     const { runCommand } = await import('./verify/cli.ts')
     return runCommand(args[0], args.slice(1), { stdout, stderr, env })
   }
+  const err = createOutput(stderr)
+  const out = createOutput(stdout, (error) =>
+    err.write(
+      `${NAME}: stdout closed (${error.code ?? error.message}): the request log stops, the server keeps serving\n`,
+    ),
+  )
   const color =
     Boolean(stdout.isTTY) &&
     env.NO_COLOR === undefined &&
@@ -540,27 +158,27 @@ export async function main({
     format: Parameters<typeof styleText>[0],
     text: string,
   ): string => (color ? styleText(format, text) : text)
-  let resolved: Awaited<ReturnType<typeof resolveSettings>>
+  let resolved: Awaited<ReturnType<typeof readCommandLine>>
   try {
-    resolved = await resolveSettings(args, env)
+    resolved = await readCommandLine(args, env)
   } catch (error) {
     if (!(error instanceof UsageError)) throw error
-    stderr.write(`${NAME}: ${error.message}\n\n${USAGE}`)
+    err.write(`${NAME}: ${error.message}\n\n${USAGE}`)
     return { exitCode: 2 }
   }
   if (resolved.help) {
-    stdout.write(USAGE)
+    out.write(USAGE)
     return { exitCode: 0 }
   }
   if (resolved.version) {
-    stdout.write(`${packageJson.version}\n`)
+    out.write(`${packageJson.version}\n`)
     return { exitCode: 0 }
   }
   const options = resolved.options!
   const settings = resolved.settings!
   const json = settings.logFormat === 'json'
   const line = (record: Record<string, unknown>): void => {
-    stdout.write(
+    out.write(
       `${JSON.stringify({ time: new Date().toISOString(), ...record })}\n`,
     )
   }
@@ -568,7 +186,7 @@ export async function main({
   // @note Loaded only to serve: --help and --version stay instant.
   const { createSandboxServer, SandboxStartError } =
     await import('../runtimes/node.ts')
-  const progress = createProgress(stdout, json || settings.quiet, paint)
+  const progress = createProgress(out, json || settings.quiet, paint)
   let server: SandboxServer
   try {
     server = await createSandboxServer({
@@ -576,8 +194,12 @@ export async function main({
       onSeedProgress: progress.update,
       ...(!settings.quiet && {
         onLog: json
-          ? (log: RequestLog) => line({ event: 'request', ...log })
-          : (log: RequestLog) => stdout.write(formatLog(log, paint)),
+          ? (log: RequestLog) => {
+              if (out.open) line({ event: 'request', ...log })
+            }
+          : (log: RequestLog) => {
+              if (out.open) out.write(formatLog(log, paint))
+            },
       }),
       ...(json && {
         onFlush: (info) =>
@@ -593,16 +215,16 @@ export async function main({
   } catch (error) {
     progress.done()
     if (error instanceof SandboxStartError) {
-      stderr.write(`${NAME}: ${error.message}\n`)
+      err.write(`${NAME}: ${error.message}\n`)
       return { exitCode: error.exitCode }
     }
     if (error instanceof DataFileError) {
-      stderr.write(`${NAME}: ${error.message}\n`)
+      err.write(`${NAME}: ${error.message}\n`)
       return { exitCode: 1 }
     }
     if (error instanceof TypeError || error instanceof RangeError) {
       // A bad option value: createSandbox says which and how to fix it.
-      stderr.write(
+      err.write(
         `${NAME}: ${error.message.replace(/^Failed to create a sandbox: /, '')}\n\nRun ${NAME} --help for the options.\n`,
       )
       return { exitCode: 2 }
@@ -621,20 +243,60 @@ export async function main({
       loaded_from_file: server.loadedFromFile,
     })
   } else if (settings.quiet) {
-    stdout.write(`${server.url}\n`)
+    out.write(`${server.url}\n`)
   } else {
-    stdout.write(banner(server, options, paint))
+    out.write(banner(server, options, paint))
   }
   return { server }
 }
 
+/** A stream the CLI writes to, which stops taking writes once it has failed. */
+interface Output {
+  write(text: string): void
+  /** False once a write failed: its reader went away. */
+  readonly open: boolean
+  readonly isTTY: boolean
+}
+
+/**
+ * Guards a stream the CLI writes to: when its reader goes away (EPIPE after
+ * `| head -1`, or a parent that spawned the server and exited), the error
+ * would end the process as an unhandled 'error' event. The server keeps
+ * serving instead, and nothing more is written there.
+ *
+ * @example
+ * const out = createOutput(process.stdout)
+ * out.write('listening\n') // dropped, never thrown, once stdout is closed
+ */
+function createOutput(
+  stream: NodeJS.WritableStream & { isTTY?: boolean },
+  onClose?: (error: NodeJS.ErrnoException) => void,
+): Output {
+  let open = true
+  // @note Kept for good: process.stdout and stderr cannot be destroyed, so
+  // every later write (console.error's too) fails and emits again. A caller's
+  // bare `{ write }` object emits nothing and needs no listener.
+  if (typeof stream.on === 'function') {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (!open) return
+      open = false
+      onClose?.(error)
+    })
+  }
+  return {
+    write(text) {
+      if (open) stream.write(text)
+    },
+    get open() {
+      return open
+    },
+    isTTY: Boolean(stream.isTTY),
+  }
+}
+
 type Paint = (format: Parameters<typeof styleText>[0], text: string) => string
 
-function createProgress(
-  stdout: CliIO['stdout'],
-  silent: boolean,
-  paint: Paint,
-) {
+function createProgress(stdout: Output, silent: boolean, paint: Paint) {
   const started = performance.now()
   let shown = false
   let total = 0
@@ -768,7 +430,7 @@ function describeParseError(error: Error & { code?: string }): string {
 function closestFlag(name: string): string | undefined {
   let best: string | undefined
   let bestDistance = Math.max(2, Math.floor(name.length / 3)) + 1
-  for (const flag of Object.keys(FLAGS)) {
+  for (const flag of Object.keys(PARSE_ARGS_OPTIONS)) {
     const distance = editDistance(name, flag)
     if (distance < bestDistance) {
       best = flag
