@@ -12,7 +12,6 @@ import {
   type FlagName,
 } from '../src/cli/flags.ts'
 import { DEFAULTS, SERVER_DEFAULTS } from '../src/defaults.ts'
-import { DEFAULT_SERVER_LIMITS } from '../src/runtimes/node.ts'
 import { resolveOptions } from '../src/options.ts'
 
 /**
@@ -188,9 +187,6 @@ it('shows the defaults of DEFAULTS and SERVER_DEFAULTS, and has a row for each',
     if (row.default === undefined || row.target === 'cli') continue
     expect(row.default, name).toEqual(defaults[name])
   }
-  // The server's own defaults, which it still spells out beside them.
-  for (const [name, value] of Object.entries(DEFAULT_SERVER_LIMITS))
-    expect(SERVER_DEFAULTS[name as keyof typeof SERVER_DEFAULTS]).toBe(value)
 })
 
 it('leaves only sandbox options for verify and record (SERVER_KEYS)', () => {

@@ -26,6 +26,7 @@ import { reportUnexpected } from '../cli/report.ts'
 import { payloadTooLarge } from '../request/validation.ts'
 import type { JournalEntry } from '../request/journal.ts'
 import type { SandboxOptions } from '../options.ts'
+import { SERVER_DEFAULTS } from '../defaults.ts'
 import type { SandboxCore } from '../sandbox.ts'
 
 /** One request as the server logs it. */
@@ -152,11 +153,11 @@ export const CORS_EXPOSE_HEADERS =
 
 /** Defaults of the server's limits, in milliseconds and counts. */
 export const DEFAULT_SERVER_LIMITS = {
-  headersTimeout: 10_000,
-  requestTimeout: 30_000,
-  keepAliveTimeout: 5_000,
-  maxHeadersCount: 100,
-  maxConnections: 1024,
+  headersTimeout: SERVER_DEFAULTS.headersTimeout,
+  requestTimeout: SERVER_DEFAULTS.requestTimeout,
+  keepAliveTimeout: SERVER_DEFAULTS.keepAliveTimeout,
+  maxHeadersCount: SERVER_DEFAULTS.maxHeadersCount,
+  maxConnections: SERVER_DEFAULTS.maxConnections,
 } as const
 
 const LOOPBACK = /^(127(?:\.\d{1,3}){3}|::1|localhost|\[::1\])$/i
@@ -182,8 +183,8 @@ export async function createSandboxServer(
   options: SandboxServerOptions = {},
 ): Promise<SandboxServer> {
   const {
-    port = 4100,
-    host = '127.0.0.1',
+    port = SERVER_DEFAULTS.port,
+    host = SERVER_DEFAULTS.host,
     dataFile,
     dataFileDelayMs: _deprecated,
     onLog,
@@ -239,7 +240,9 @@ export async function createSandboxServer(
   const { sandbox, router } = createSandboxCore(
     {
       // A replayed session keeps the determinism it was recorded with.
-      ...(sandboxOptions.from === undefined && { deterministic: false }),
+      ...(sandboxOptions.from === undefined && {
+        deterministic: SERVER_DEFAULTS.deterministic,
+      }),
       ...sandboxOptions,
       onRequest(entry) {
         sandboxOptions.onRequest?.(entry)
