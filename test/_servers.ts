@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { onTestFinished } from 'vitest'
+import { DEMO_KEY_ONE } from '../fixtures/demo-keys.ts'
 import {
   createSandboxServer,
   type SandboxServer,
@@ -107,7 +108,28 @@ export async function startCli(
   options: CliOptions = {},
 ): Promise<RunningCli & { url: string }> {
   const cli = runCli(args, options)
-  // Up to the line's end, so a URL cut between two chunks is not taken.
-  const [, url] = await cli.waitFor(/(http:\/\/\S+)\s/)
+  // Up to its end (a space, a line end or the quote of a JSON banner), so
+  // that a URL cut between two chunks is not taken.
+  const [, url] = await cli.waitFor(/(http:\/\/[^\s"]+)[\s"]/)
   return { ...cli, url: url! }
 }
+
+/**
+ * Creates customer number `n` with the demo key: a record of about 250
+ * bytes, for tests that fill a data file or write many log lines.
+ *
+ * @example
+ * expect((await createFiller(cli.url, 1)).status).toBe(201)
+ */
+export const createFiller = (url: string, n: number): Promise<Response> =>
+  fetch(`${url}/v1/customers`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${DEMO_KEY_ONE}`,
+      'content-type': 'application/json',
+    },
+    body: JSON.stringify({
+      name: `${'Filler '.repeat(25)}${n}`,
+      email: `filler${n}@example.com`,
+    }),
+  })

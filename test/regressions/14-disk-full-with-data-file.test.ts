@@ -4,7 +4,12 @@ import { expect, it } from 'vitest'
 import { DEMO_KEY_ONE } from '../../fixtures/demo-keys.ts'
 import { readDataFile } from '../../src/model/data-file.ts'
 import { createSandbox } from '../../src/index.ts'
-import { startCli, tempDataFile, tempFolder } from '../_servers.ts'
+import {
+  createFiller,
+  startCli,
+  tempDataFile,
+  tempFolder,
+} from '../_servers.ts'
 
 // A real full disk without root: under `ulimit -f` every write past the size
 // fails with EFBIG (Node ignores SIGXFSZ), as ENOSPC does on a full disk.
@@ -17,19 +22,6 @@ const startLimited = (file: string) =>
     { fileSizeLimitKb: LIMIT_KB },
   )
 
-const create = (url: string, n: number) =>
-  fetch(`${url}/v1/customers`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${DEMO_KEY_ONE}`,
-      'content-type': 'application/json',
-    },
-    body: JSON.stringify({
-      name: `${'Filler '.repeat(25)}${n}`,
-      email: `filler${n}@example.com`,
-    }),
-  })
-
 /** Creates customers from `workers` loops until `total` answers came back. */
 async function fill(url: string, total: number, workers = 8) {
   const stored: string[] = []
@@ -39,7 +31,7 @@ async function fill(url: string, total: number, workers = 8) {
   await Promise.all(
     Array.from({ length: workers }, async () => {
       while (next < total) {
-        const response = await create(url, next++)
+        const response = await createFiller(url, next++)
         const body = (await response.json()) as { id: string; code: string }
         if (response.status === 201) stored.push(body.id)
         else
@@ -151,6 +143,6 @@ it(
       status: 200,
       body: { status: 'ok' },
     })
-    expect((await create(server.url, 1)).status).toBe(201)
+    expect((await createFiller(server.url, 1)).status).toBe(201)
   },
 )
