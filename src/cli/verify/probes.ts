@@ -269,6 +269,28 @@ const tokenOf = (r: ProbeResponse): string | undefined => {
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` })
 
+/**
+ * Mints a token with `scopes` for a probe that needs one; when the service
+ * mints none, the probe's row is `unknown`, saying what came back instead.
+ */
+async function mintForProbe(
+  ctx: ProbeContext,
+  scopes: string[],
+  expected: string,
+): Promise<{ token: string } | { unknown: Omit<RowResult, 'id'> }> {
+  const what = scopes[0]
+  const minted = await createToken(ctx, { scopes }, `mint a ${what} token`)
+  const token = tokenOf(minted)
+  if (token) return { token }
+  return {
+    unknown: {
+      verdict: 'unknown',
+      expected,
+      observed: `no ${what} token could be minted (${describe(minted)})`,
+    },
+  }
+}
+
 const range = (b: { min: number; max: number }) => `${b.min}–${b.max}`
 
 const keysOf = (value: unknown): string[] =>
@@ -664,19 +686,10 @@ export const PROBES: readonly ProbeGroup[] = [
   {
     id: 'auth.v1-accepts-tokens',
     async run(ctx) {
-      const minted = await createToken(
-        ctx,
-        { scopes: ['customers:write'] },
-        'mint a customers:write token',
-      )
-      const token = tokenOf(minted)
       const expected = ctx.expect.v1AcceptsTokens ? 'yes' : 'no'
-      if (!token)
-        return {
-          verdict: 'unknown',
-          expected,
-          observed: `no customers:write token could be minted (${describe(minted)})`,
-        }
+      const minted = await mintForProbe(ctx, ['customers:write'], expected)
+      if ('unknown' in minted) return minted.unknown
+      const { token } = minted
       const used = await createCustomer(
         ctx,
         { name: nameOf(ctx), email: emailOf(ctx) },
@@ -697,18 +710,13 @@ export const PROBES: readonly ProbeGroup[] = [
     id: 'auth.token-issuers',
     async run(ctx) {
       const expected = ctx.expect.tokenIssuers
-      const minted = await createToken(
+      const minted = await mintForProbe(
         ctx,
-        { scopes: ['tokens:write', 'customers:read'] },
-        'mint a token with tokens:write',
+        ['tokens:write', 'customers:read'],
+        expected,
       )
-      const token = tokenOf(minted)
-      if (!token)
-        return {
-          verdict: 'unknown',
-          expected,
-          observed: `no tokens:write token could be minted (${describe(minted)})`,
-        }
+      if ('unknown' in minted) return minted.unknown
+      const { token } = minted
       const child = await createToken(
         ctx,
         {
