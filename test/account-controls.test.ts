@@ -7,6 +7,22 @@ import { send, targets, type Client } from './_targets.ts'
 
 const customer = { name: 'Ada', email: 'ada@example.com' }
 
+/** `POST /v1/customers` through `sandbox.fetch` with `credential`. */
+const createCustomer = (
+  sandbox: ReturnType<typeof createSandbox>,
+  credential: string,
+) =>
+  sandbox.fetch(
+    new Request('http://x.test/v1/customers', {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${credential}`,
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify(customer),
+    }),
+  )
+
 describe('account controls: JavaScript API', () => {
   it("gives an account its own clock: its tokens' created_at and expiry follow it, others and the sandbox clock do not move", async () => {
     const sandbox = createSandbox({ seed: 1 })
@@ -39,17 +55,7 @@ describe('account controls: JavaScript API', () => {
       '2030-01-01T00:00:00.000Z',
     )
 
-    const create = (token: string) =>
-      sandbox.fetch(
-        new Request('http://x.test/v1/customers', {
-          method: 'POST',
-          headers: {
-            authorization: `Bearer ${token}`,
-            'content-type': 'application/json',
-          },
-          body: JSON.stringify(customer),
-        }),
-      )
+    const create = (token: string) => createCustomer(sandbox, token)
     const expired = await create(tokenA.token)
     expect(expired.status).toBe(401)
     expect((await expired.json()).code).toBe('token_expired')
@@ -100,18 +106,7 @@ describe('account controls: JavaScript API', () => {
     const a = await sandbox.createApiKey()
     const b = await sandbox.createApiKey()
     const create = async (key: string) =>
-      (
-        await sandbox.fetch(
-          new Request('http://x.test/v1/customers', {
-            method: 'POST',
-            headers: {
-              authorization: `Bearer ${key}`,
-              'content-type': 'application/json',
-            },
-            body: JSON.stringify(customer),
-          }),
-        )
-      ).status
+      (await createCustomer(sandbox, key)).status
     sandbox.account(a.accountId).scenarios.next('createCustomer', {
       status: 503,
       times: 2,
@@ -133,17 +128,7 @@ describe('account controls: JavaScript API', () => {
     await sandbox.ready
     const a = await sandbox.createApiKey()
     const b = await sandbox.createApiKey()
-    const create = (key: string) =>
-      sandbox.fetch(
-        new Request('http://x.test/v1/customers', {
-          method: 'POST',
-          headers: {
-            authorization: `Bearer ${key}`,
-            'content-type': 'application/json',
-          },
-          body: JSON.stringify(customer),
-        }),
-      )
+    const create = (key: string) => createCustomer(sandbox, key)
     await create(a.apiKey)
     await create(b.apiKey)
     await create(a.apiKey)
