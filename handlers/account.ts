@@ -6,7 +6,7 @@ import { SandboxError } from '../src/request/errors.ts'
 import { json } from '../src/request/pipeline.ts'
 import type { SandboxCore } from '../src/sandbox.ts'
 import { ScenarioBodySchema } from '../src/model/schemas.ts'
-import { runSandboxCall, type SandboxCall } from '../src/request/sandbox-api.ts'
+import { sandboxRoute, type SandboxCall } from '../src/request/sandbox-api.ts'
 import { moveClock, queueScenario, readLimit, scenarioView } from './sandbox.ts'
 
 const AnyObject = z.record(z.string(), z.unknown())
@@ -62,17 +62,15 @@ export function accountRoutes(
       account: AccountControls,
       call: SandboxCall,
     ) => Response | Promise<Response>,
-  ): Route => ({
-    method,
-    path: `/__sandbox/account/${path}`,
-    resolve: (routeCall) =>
-      runSandboxCall(
-        ctx,
-        routeCall,
-        (call) => resolve(accountOf(ctx, sandbox, routeCall.request), call),
-        { adminGuard: false },
-      ),
-  })
+  ): Route =>
+    // Guarded by the account's own API key instead of the admin token.
+    sandboxRoute(
+      ctx,
+      method,
+      `account/${path}`,
+      (call) => resolve(accountOf(ctx, sandbox, call.request), call),
+      { adminGuard: false },
+    )
   const clockNow = ({ accountId, clock }: AccountControls): Response =>
     json(200, {
       account_id: accountId,

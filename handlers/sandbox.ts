@@ -19,11 +19,15 @@ import { createOpenApiDocument } from '../src/openapi.ts'
 import type { SandboxClock } from '../src/model/clock.ts'
 import type { Scenario, Scenarios } from '../src/request/scenarios.ts'
 import { maskSession } from '../src/model/secrets.ts'
-import { runSandboxCall, type SandboxCall } from '../src/request/sandbox-api.ts'
+import {
+  runSandboxCall,
+  sandboxRoute,
+  type SandboxCall,
+} from '../src/request/sandbox-api.ts'
 import { clip } from '../src/request/validation.ts'
 import { LimitReachedError } from '../src/request/limits.ts'
 
-type SurfaceResolver = (call: SandboxCall) => Response | Promise<Response>
+type SandboxResolver = (call: SandboxCall) => Response | Promise<Response>
 
 const AnyObject = z.record(z.string(), z.unknown())
 const IsoDateTime = z.iso.datetime({ offset: true })
@@ -189,12 +193,8 @@ export function sandboxRoutes(
   const route = (
     method: Route['method'],
     path: string,
-    resolve: SurfaceResolver,
-  ): Route => ({
-    method,
-    path: `/__sandbox/${path}`,
-    resolve: (call) => runSandboxCall(ctx, call, resolve),
-  })
+    resolve: SandboxResolver,
+  ): Route => sandboxRoute(ctx, method, path, resolve)
   // Built on the first request for it: most sandboxes never serve it.
   let document: string | undefined
   const latencyNow = (): Response => {

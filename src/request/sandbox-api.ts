@@ -1,5 +1,5 @@
 import type { BearerResult } from './auth.ts'
-import type { RouteCall, SandboxContext } from './context.ts'
+import type { Route, RouteCall, SandboxContext } from './context.ts'
 import { SandboxError } from './errors.ts'
 import { storageUnavailable } from './pipeline.ts'
 import { constantTimeEqual } from '../model/secrets.ts'
@@ -95,3 +95,24 @@ export async function runSandboxCall(
 // The calls that change nothing a data file holds.
 const KEEPS_DATA =
   /^\/__sandbox\/(?:account\/)?(?:scenarios|latency|requests|snapshots)$/
+
+/**
+ * A route of the sandbox's own API at `/__sandbox/<path>`, run through
+ * `runSandboxCall`.
+ *
+ * @example
+ * sandboxRoute(ctx, 'GET', 'health', () => json(200, { status: 'ok' }))
+ */
+export function sandboxRoute(
+  ctx: SandboxContext,
+  method: Route['method'],
+  path: string,
+  resolve: (call: SandboxCall) => Response | Promise<Response>,
+  options?: { adminGuard?: boolean },
+): Route {
+  return {
+    method,
+    path: `/__sandbox/${path}`,
+    resolve: (call) => runSandboxCall(ctx, call, resolve, options),
+  }
+}
