@@ -30,11 +30,8 @@ export const DEFAULTS = {
     maxEntries: 50_000,
     maxEntriesPerAccount: 1_000,
   },
-  /**
-   * A customer takes about 300 B of heap, 1.3 KB with a 200-emoji name and a
-   * 254-character email; a token about 600 B. So 300,000 records stay under
-   * 400 MB at their longest, about 100 MB as usual.
-   */
+  // `records` bounds the heap; the README's limits section says what a
+  // record costs.
   limits: {
     customersPerAccount: 10_000,
     tokensPerAccount: 10_000,
