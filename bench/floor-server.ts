@@ -1,11 +1,11 @@
 // The stack's floor: what any server storing a customer in an @msw/data
 // Collection pays per request, before the sandbox's own work. The bare
-// server's JSON echo plus one `create` of the sandbox's customer record, with
-// a create hook keeping an index by id (as the sandbox's indexes do, so that
-// records written through `sandbox.db` count).
+// server's JSON echo plus one `create` of the sandbox's customer record, put
+// in an index by id, with its primary key flattened, as the sandbox does.
 import { createServer } from 'node:http'
 import { randomUUID } from 'node:crypto'
 import { Collection } from '@msw/data'
+import { flattenKeys } from '../src/model/db.ts'
 import {
   CustomerRecordSchema,
   type CustomerRecord,
@@ -13,10 +13,6 @@ import {
 
 const customers = new Collection({ schema: CustomerRecordSchema })
 const byId = new Map<string, CustomerRecord>()
-customers.hooks.on('create', (event) => {
-  const { record } = event.data as { record: CustomerRecord }
-  byId.set(record.id, record)
-})
 
 const server = createServer((req, res) => {
   const chunks: Buffer[] = []
@@ -40,6 +36,8 @@ const server = createServer((req, res) => {
       email: body.email,
       created_at: new Date().toISOString(),
     })
+    flattenKeys(record)
+    byId.set(record.id, record)
     res.writeHead(201, { 'content-type': 'application/json' })
     res.end(
       JSON.stringify({ id: record.id, name: record.name, email: record.email }),

@@ -248,7 +248,7 @@ async function benchServer(): Promise<void> {
   const floorRatios = sets.floor!.map((l, run) => l.rps / sets.bare![run]!.rps)
   row(
     'server',
-    'floor: the bare server + one @msw/data create with a create hook, vs bare',
+    'floor: the bare server + one @msw/data create, vs bare',
     `${median(floorRatios).toFixed(2)}× (${m('floor', 'rps').toFixed(0)} req/s), p50 / p99 ${m('floor', 'p50')} / ${m('floor', 'p99')} ms`,
   )
   for (const name of ['customers', 'tokens'] as const) {

@@ -142,3 +142,38 @@ it('gives the records the API makes to sandbox.db queries', async () => {
   ).toMatchObject({ id, account_id: ACCOUNT })
   expect(sandbox.db.customers.count()).toBe(1)
 })
+
+it('counts customers seeded with createMany: their emails are taken and the per-account limit sees them', async () => {
+  const sandbox = createSandbox({
+    seed: 1,
+    uniqueEmail: true,
+    customersPerAccount: 0,
+    limits: { customersPerAccount: 3 },
+  })
+  await sandbox.ready
+  const before = sandbox.customers.count({ accountId: ACCOUNT })
+  await sandbox.db.customers.createMany(3, (i) => ({
+    id: `cus_many${i}`,
+    account_id: ACCOUNT,
+    name: `Many ${i}`,
+    email: `many${i}@example.com`,
+    created_at: new Date().toISOString(),
+  }))
+  expect(sandbox.customers.count({ accountId: ACCOUNT })).toBe(before + 3)
+  expect(sandbox.customers.get('cus_many2')).toMatchObject({ name: 'Many 2' })
+
+  const taken = await post(sandbox, '/v1/customers', {
+    name: 'Again',
+    email: 'MANY1@example.com',
+  })
+  expect(taken.status).toBe(409)
+  expect((await taken.json()).code).toBe('email_taken')
+
+  const full = await post(sandbox, '/v1/customers', {
+    name: 'One more',
+    email: 'more@example.com',
+  })
+  expect(full.status).toBe(409)
+  expect((await full.json()).code).toBe('limit_reached')
+  expect(sandbox.customers.count({ accountId: ACCOUNT })).toBe(before + 3)
+})
