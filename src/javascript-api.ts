@@ -281,9 +281,7 @@ export function createJavaScriptApi(
         fill: (db) => insertSavedData(db, data),
         keepJournal: true,
       })
-      ctx.clock.set(data.clock.now)
-      if (!data.clock.frozen) ctx.clock.reset()
-      restoreAccountClocks(ctx, data)
+      restoreSavedClocks(ctx, data)
     },
     snapshots: () =>
       [...snapshots].map(([name, { data, created_at }]) => ({
@@ -310,7 +308,7 @@ export function createJavaScriptApi(
 
 /**
  * Sets the sandbox clock (when it was saved frozen) and the accounts' own
- * clocks from saved data, as `load()` and a replayed session do.
+ * clocks from saved data, as `load()`, `restore()` and a replayed session do.
  *
  * @example
  * restoreSavedClocks(ctx, session.data)
@@ -320,10 +318,6 @@ export function restoreSavedClocks(
   data: SandboxData,
 ): void {
   if (data.clock.frozen) ctx.clock.set(data.clock.now)
-  restoreAccountClocks(ctx, data)
-}
-
-function restoreAccountClocks(ctx: SandboxContext, data: SandboxData): void {
   for (const saved of data.account_clocks ?? []) {
     // A running clock (clockAfterSet: 'running') runs on from its saved time.
     ctx.accounts.controls(saved.account_id).clock.set(saved.now)
