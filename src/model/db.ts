@@ -87,7 +87,10 @@ interface Index<T extends { id: string }> {
   byId: Map<string, T>
   add(record: T): void
   drop(record: T): void
-  /** Puts `next` where `prev` is indexed: the same record, stored anew. */
+  /**
+   * Puts `next` where `prev` is indexed: the same record, stored anew (the
+   * schema's parse of it, so with the same id, account, email and secret).
+   */
   swap(prev: T, next: T): void
 }
 
@@ -95,8 +98,8 @@ interface Index<T extends { id: string }> {
 interface SideIndex<T> {
   add(record: T): void
   drop(record: T): void
-  /** Takes `next` in place of `prev`; false when it cannot (then drop + add). */
-  swap?(prev: T, next: T): boolean
+  /** Points at `next` in place of `prev` (see `Index.swap`), if it keeps records. */
+  swap?(prev: T, next: T): void
 }
 
 function createIndex<T extends { id: string; account_id?: string }>(
@@ -107,11 +110,6 @@ function createIndex<T extends { id: string; account_id?: string }>(
   return {
     byId,
     swap(prev, next) {
-      if (prev.id !== next.id || prev.account_id !== next.account_id) {
-        this.drop(prev)
-        this.add(next)
-        return
-      }
       byId.set(next.id, next)
       if (byAccount && next.account_id !== undefined) {
         // A record just reserved is one of the last made: search from the end.
@@ -119,10 +117,7 @@ function createIndex<T extends { id: string; account_id?: string }>(
         const at = list?.lastIndexOf(prev) ?? -1
         if (at !== -1) list![at] = next
       }
-      if (!also.swap?.(prev, next)) {
-        also.drop(prev)
-        also.add(next)
-      }
+      also.swap?.(prev, next)
     },
     add(record) {
       byId.set(record.id, record)
@@ -252,20 +247,18 @@ export function createDatabase(
       if (rest?.length) byDigest.set(digest, rest)
       else byDigest.delete(digest)
     },
-    /** Points the credential at the stored record when the secret is unchanged. */
     swap(
       prev: Extract<Credential, { kind: K }>['record'],
       next: Extract<Credential, { kind: K }>['record'],
-    ): boolean {
-      if (prev.secret !== next.secret) return false
+    ) {
       const credential = byDigest
         .get(secretHash(prev.secret))
         ?.find((c) => c.record === prev)
       if (credential) credential.record = next
-      return credential !== undefined
     },
   })
-  // With `indexEmails`, how many customers of each account have an email.
+  // With `indexEmails`, how many customers of each account have an email
+  // (counts: a stored record swapped in changes none).
   const emails = new Map<string, number>()
   const emailIndex = {
     add(record: CustomerRecord) {
@@ -280,9 +273,6 @@ export function createDatabase(
       if (count > 0) emails.set(key, count)
       else emails.delete(key)
     },
-    swap: (prev: CustomerRecord, next: CustomerRecord): boolean =>
-      prev.account_id === next.account_id &&
-      prev.email?.toLowerCase() === next.email?.toLowerCase(),
   }
 
   // Keys, customers and tokens by account keep state and export linear in
