@@ -151,7 +151,7 @@ export const CORS_ALLOW_HEADERS =
 export const CORS_EXPOSE_HEADERS =
   'X-Request-Id, Retry-After, RateLimit, RateLimit-Policy, Idempotent-Replayed, WWW-Authenticate, Allow'
 
-/** Defaults of the server's limits, in milliseconds and counts. */
+/** Defaults of the server's limits, in milliseconds and counts: the part of `SERVER_DEFAULTS` they are, kept public under this name. */
 export const DEFAULT_SERVER_LIMITS = {
   headersTimeout: SERVER_DEFAULTS.headersTimeout,
   requestTimeout: SERVER_DEFAULTS.requestTimeout,
@@ -192,11 +192,11 @@ export async function createSandboxServer(
     playground = PLAYGROUND_DIR,
     adminOrigins = [],
     allowedHosts = [],
-    headersTimeout = DEFAULT_SERVER_LIMITS.headersTimeout,
-    requestTimeout = DEFAULT_SERVER_LIMITS.requestTimeout,
-    keepAliveTimeout = DEFAULT_SERVER_LIMITS.keepAliveTimeout,
-    maxHeadersCount = DEFAULT_SERVER_LIMITS.maxHeadersCount,
-    maxConnections = DEFAULT_SERVER_LIMITS.maxConnections,
+    headersTimeout = SERVER_DEFAULTS.headersTimeout,
+    requestTimeout = SERVER_DEFAULTS.requestTimeout,
+    keepAliveTimeout = SERVER_DEFAULTS.keepAliveTimeout,
+    maxHeadersCount = SERVER_DEFAULTS.maxHeadersCount,
+    maxConnections = SERVER_DEFAULTS.maxConnections,
     ...sandboxOptions
   } = options
   const limits = {
