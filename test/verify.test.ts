@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DEMO_KEY_ONE } from '../fixtures/demo-keys.ts'
-import { main, readConfig } from '../src/cli/cli.ts'
+import { main } from '../src/cli/cli.ts'
+import { readConfig } from '../src/cli/flags.ts'
 import {
   createSandboxServer,
   type SandboxServer,

@@ -44,8 +44,6 @@ export interface MainResult {
 /** The `--help` text, built from the flag table. */
 export const USAGE: string = renderUsage()
 
-export { readConfig }
-
 /** Settings of the CLI beyond the server's options. */
 interface CliSettings {
   logFormat: 'pretty' | 'json'

@@ -19,7 +19,7 @@ export type FlagName = keyof SandboxServerOptions | CliSettingName
 type Section = 'server' | 'data' | 'behaviour' | 'limits'
 
 /** One option as the command line, the environment and a config file set it. */
-export interface FlagRow {
+interface FlagRow {
   /**
    * Where the value goes: a sandbox option, an option of the standalone
    * server (which `verify` and `record` leave out of their sandbox), or a
@@ -84,7 +84,7 @@ const oneOf =
  * @example
  * parseLatency('50-200ms') // { min: 50, max: 200 }
  */
-export function parseLatency(value: string): { min: number; max: number } {
+function parseLatency(value: string): { min: number; max: number } {
   const match = /^(\d+)(?:\s*-\s*(\d+))?\s*(?:ms)?$/.exec(value.trim())
   if (!match)
     throw new UsageError(
@@ -111,7 +111,7 @@ const UNITS: Record<string, number> = {
  * @example
  * parseRateLimit('100/60s') // { limit: 100, windowSeconds: 60 }
  */
-export function parseRateLimit(value: string): {
+function parseRateLimit(value: string): {
   limit: number
   windowSeconds: number
 } {
@@ -161,30 +161,23 @@ const bounds =
  * Reads `key=N` pairs joined with commas, e.g. `records=300000,accounts=100`.
  *
  * @example
- * parsePairs('limits', 'records=300000', ['records']) // { records: 300000 }
+ * pairs(['records'])('records=300000', 'limits') // { records: 300000 }
  */
-export function parsePairs(
-  flag: string,
-  value: string,
-  keys: readonly string[],
-): Record<string, number> {
-  const out: Record<string, number> = {}
-  for (const part of list(value)) {
-    const [key, raw] = part.split('=').map((s) => s.trim())
-    if (key === undefined || !keys.includes(key) || raw === undefined) {
-      throw new UsageError(
-        `--${flag} takes key=N pairs joined with commas, the keys being ${keys.join(', ')} (got "${value}")`,
-      )
-    }
-    out[key] = int(raw, `${flag} ${key}`)
-  }
-  return out
-}
-
 const pairs =
   (keys: readonly string[]) =>
-  (value: string, flag: string): Record<string, number> =>
-    parsePairs(flag, value, keys)
+  (value: string, flag: string): Record<string, number> => {
+    const out: Record<string, number> = {}
+    for (const part of list(value)) {
+      const [key, raw] = part.split('=').map((s) => s.trim())
+      if (key === undefined || !keys.includes(key) || raw === undefined) {
+        throw new UsageError(
+          `--${flag} takes key=N pairs joined with commas, the keys being ${keys.join(', ')} (got "${value}")`,
+        )
+      }
+      out[key] = int(raw, `${flag} ${key}`)
+    }
+    return out
+  }
 
 /**
  * Reads a JSON file named by a flag or a config file; a missing file or bad
@@ -657,7 +650,7 @@ export const PARSE_ARGS_OPTIONS: NonNullable<ParseArgsConfig['options']> =
  * @example
  * CONFIG_KEYS.get('customers') // 'customersPerAccount'
  */
-export const CONFIG_KEYS: ReadonlyMap<string, FlagName> = new Map(
+const CONFIG_KEYS: ReadonlyMap<string, FlagName> = new Map(
   FLAG_ROWS.flatMap(([name, row]) =>
     row.config
       ? [name, ...(row.configAliases ?? [])].map((key) => [key, name] as const)

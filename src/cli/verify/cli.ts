@@ -1,9 +1,8 @@
 import { readFile, rename, writeFile } from 'node:fs/promises'
 import { parseArgs, styleText } from 'node:util'
-import { readConfig, type CliIO, type MainResult } from '../cli.ts'
+import type { CliIO, MainResult } from '../cli.ts'
+import { NAME, readConfig } from '../flags.ts'
 import { formatJson, formatPlan, formatReport } from './report.ts'
-
-const NAME = 'customer-token-sandbox'
 
 export const VERIFY_USAGE = `Usage: ${NAME} verify --target URL --key KEY [options]
        ${NAME} verify --from SESSION.json [--config FILE] [--json]
