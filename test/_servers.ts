@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { Writable } from 'node:stream'
 import { onTestFinished } from 'vitest'
 import { DEMO_KEY_ONE } from '../fixtures/demo-keys.ts'
 import {
@@ -133,3 +134,23 @@ export const createFiller = (url: string, n: number): Promise<Response> =>
       email: `filler${n}@example.com`,
     }),
   })
+
+/**
+ * A stream that keeps what is written to it, for `main({ stdout, stderr })`
+ * run in this process.
+ *
+ * @example
+ * const out = captureOutput()
+ * await main({ args: ['--help'], stdout: out.stream, env: {} })
+ * expect(out.text()).toContain('--port')
+ */
+export function captureOutput(): { stream: Writable; text(): string } {
+  let text = ''
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      text += String(chunk)
+      done()
+    },
+  })
+  return { stream, text: () => text }
+}

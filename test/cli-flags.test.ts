@@ -1,7 +1,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { Writable } from 'node:stream'
+import { captureOutput } from './_servers.ts'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { main, readCommandLine } from '../src/cli/cli.ts'
 import {
@@ -161,20 +161,18 @@ it('refuses a switch in a config file that is not true or false', async () => {
 })
 
 it('lists every flag of the table in --help', async () => {
-  let printed = ''
-  const stdout = new Writable({
-    write(chunk, _encoding, done) {
-      printed += String(chunk)
-      done()
-    },
+  const output = captureOutput()
+  const { exitCode } = await main({
+    args: ['--help'],
+    stdout: output.stream,
+    env: {},
   })
-  const { exitCode } = await main({ args: ['--help'], stdout, env: {} })
   expect(exitCode).toBe(0)
   const labels = FLAG_ROWS.flatMap(([, row]) => flagLabel(row) ?? [])
   expect(labels.length).toBeGreaterThan(30)
-  for (const label of labels) expect(printed).toContain(`  ${label}`)
+  for (const label of labels) expect(output.text()).toContain(`  ${label}`)
   for (const [, row] of FLAG_ROWS) {
-    if (row.env !== undefined) expect(printed).toContain(`env ${row.env}`)
+    if (row.env !== undefined) expect(output.text()).toContain(`env ${row.env}`)
   }
 })
 

@@ -3,8 +3,8 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { request as httpRequest } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { Writable } from 'node:stream'
 import { build } from 'vite'
+import { captureOutput } from './_servers.ts'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { DEMO_KEY_ONE } from '../fixtures/demo-keys.ts'
 import { main } from '../src/cli/cli.ts'
@@ -158,21 +158,15 @@ it('serves the built playground by default, and none with playground: false', as
 })
 
 it("names the playground's URL in the CLI banner", async () => {
-  let out = ''
-  const stdout = new Writable({
-    write(chunk, _encoding, done) {
-      out += String(chunk)
-      done()
-    },
-  })
+  const output = captureOutput()
   const { server: started } = await main({
     args: ['--port', '0'],
-    stdout,
-    stderr: stdout,
+    stdout: output.stream,
+    stderr: output.stream,
     env: { NO_COLOR: '1' },
   })
   try {
-    expect(out).toMatch(
+    expect(output.text()).toMatch(
       new RegExp(
         `Playground +${started!.url}/ \\(shows and drives this server; \\?mode=page runs it in the browser alone\\)`,
       ),

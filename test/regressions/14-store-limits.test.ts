@@ -1,4 +1,4 @@
-import { Writable } from 'node:stream'
+import { captureOutput } from '../_servers.ts'
 import { expect, it } from 'vitest'
 import { DEMO_KEY_ONE, DEMO_KEY_TWO } from '../../fixtures/demo-keys.ts'
 import { main } from '../../src/cli/cli.ts'
@@ -166,13 +166,7 @@ it("returns 409 naming idempotency.maxEntries when the sandbox's keys are all li
 })
 
 it('takes --limits and --idempotency on the command line with the option names', async () => {
-  let out = ''
-  const stdout = new Writable({
-    write(chunk, _encoding, done) {
-      out += String(chunk)
-      done()
-    },
-  })
+  const output = captureOutput()
   const { server, exitCode } = await main({
     args: [
       '--port',
@@ -183,12 +177,12 @@ it('takes --limits and --idempotency on the command line with the option names',
       '--idempotency',
       'maxEntriesPerAccount=5',
     ],
-    stdout,
-    stderr: stdout,
+    stdout: output.stream,
+    stderr: output.stream,
     env: { NO_COLOR: '1' },
   })
   try {
-    expect(exitCode, out).toBeUndefined()
+    expect(exitCode, output.text()).toBeUndefined()
     const post = (path: string, body: unknown) =>
       fetch(`${server!.url}${path}`, {
         method: 'POST',
@@ -213,20 +207,14 @@ it('takes --limits and --idempotency on the command line with the option names',
 
 it('exits 2 naming the flag when --limits has an unknown key or a bad number', async () => {
   for (const value of ['customers=5', 'records=many']) {
-    let err = ''
-    const stderr = new Writable({
-      write(chunk, _encoding, done) {
-        err += String(chunk)
-        done()
-      },
-    })
+    const errors = captureOutput()
     const { exitCode } = await main({
       args: ['--port', '0', '--limits', value],
-      stdout: stderr,
-      stderr,
+      stdout: errors.stream,
+      stderr: errors.stream,
       env: {},
     })
     expect(exitCode).toBe(2)
-    expect(err).toMatch(/--limits/)
+    expect(errors.text()).toMatch(/--limits/)
   }
 })
