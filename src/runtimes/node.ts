@@ -776,16 +776,19 @@ const cutShort = (): SandboxError =>
     'The request body ended early: the client stopped sending it.',
   )
 
-// How long, and for how many bytes, a refused body is still read and dropped
-// after its answer before the connection is cut.
+// How long a connection lingers after a refused body's answer, and how much
+// of that body is still read and dropped meanwhile.
 const LINGER_MS = 2000
 const LINGER_BYTES = 1_048_576
 
 /**
  * Makes node:http's close of `socket` after its answer a lingering one:
- * closing with unread data sends a reset, which can make the client drop the
- * answer before reading it. The answer is followed by a half-close, what the
- * client still sends is read and dropped for a moment, then the socket goes.
+ * closing with unread data sends a reset, which makes the client's system
+ * discard the answer if the client has not read it yet. The answer is
+ * followed by a half-close; up to `LINGER_BYTES` of what the client still
+ * sends is read and dropped (enough for a client that sends its whole body
+ * before reading), then reading stops, so that a client still sending
+ * stalls and reads its answer; the socket goes after `LINGER_MS`.
  */
 function lingerOnClose(socket: Socket): void {
   Reflect.set(socket, 'destroySoon', () => {
@@ -797,7 +800,7 @@ function lingerOnClose(socket: Socket): void {
     timer.unref()
     socket.on('data', (chunk: Buffer) => {
       read += chunk.length
-      if (read > LINGER_BYTES) socket.destroy()
+      if (read > LINGER_BYTES) socket.pause()
     })
     socket.once('close', () => clearTimeout(timer))
     socket.resume()

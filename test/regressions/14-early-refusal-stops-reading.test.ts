@@ -2,7 +2,7 @@ import { connect } from 'node:net'
 import { expect, it } from 'vitest'
 import { DEMO_KEY_ONE } from '../../fixtures/demo-keys.ts'
 import { httpExchange } from '../_raw.ts'
-import { startServer } from '../_servers.ts'
+import { startCli, startServer } from '../_servers.ts'
 
 const start = () => startServer({ seed: 1 })
 
@@ -102,3 +102,65 @@ it('keeps the connection open after a refusal whose small body came with it', as
   expect(answer.status).toBe(401)
   expect(answer.headers.connection).toBe('keep-alive')
 })
+
+/**
+ * Floods `path` without reading until its writes stall (the server stopped
+ * reading), then reads what the server sent.
+ */
+async function floodThenRead(
+  port: number,
+  path: string,
+  headers: Record<string, string>,
+): Promise<{ stalled: boolean; sent: number; answer: string }> {
+  const socket = connect(port, '127.0.0.1')
+  socket.on('error', () => {})
+  const state = { closed: false }
+  socket.on('close', () => (state.closed = true))
+  // Not reading: what arrives waits in the socket's buffer, where a reset
+  // would discard it.
+  socket.pause()
+  socket.write(head(path, headers))
+  const chunk = Buffer.alloc(64 * 1024, 0x20)
+  let sent = 0
+  let stalled = false
+  while (!state.closed && !stalled && sent < FLOOD_LIMIT) {
+    sent += chunk.length
+    if (!socket.write(chunk)) {
+      stalled = await new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => resolve(true), 500)
+        socket.once('drain', () => {
+          clearTimeout(timer)
+          resolve(false)
+        })
+      })
+    }
+  }
+  let answer = ''
+  socket.setEncoding('latin1').on('data', (text: string) => (answer += text))
+  socket.resume()
+  await new Promise<void>((resolve) => {
+    if (state.closed) resolve()
+    else socket.once('close', () => resolve())
+  })
+  return { stalled, sent, answer }
+}
+
+it(
+  'does not reset the connection under a 401 while the client still sends: clients that read only once their writes stall get their answers',
+  async () => {
+    const [, path, headers] = EARLY[0]!
+    // In a process of its own, the server reads while this client writes.
+    const cli = await startCli(['--port', '0', '--quiet', '--seed', '1'])
+    const port = Number(new URL(cli.url).port)
+    // One after the other: once warm, the server answers before much of the
+    // body is in, and reads on for a while after its answer.
+    for (let client = 0; client < 5; client++) {
+      const { stalled, sent, answer } = await floodThenRead(port, path, headers)
+      expect(stalled).toBe(true)
+      expect(sent).toBeLessThan(FLOOD_LIMIT)
+      expect(answer).toMatch(/^HTTP\/1\.1 401 /)
+    }
+  },
+  // Each connection lingers its full time before the server closes it.
+  30_000,
+)
