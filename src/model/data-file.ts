@@ -8,7 +8,7 @@ import {
   writeFile,
   type FileHandle,
 } from 'node:fs/promises'
-import { dirname, basename, join } from 'node:path'
+import { dirname, basename, join, resolve as resolvePath } from 'node:path'
 import { createInterface } from 'node:readline'
 import type { CreatedRecord } from './db.ts'
 import type { SandboxData } from './schemas.ts'
@@ -256,6 +256,10 @@ export async function removeStaleTempFiles(path: string): Promise<number> {
   return removed
 }
 
+// The lock files this process holds: a lock with our pid that is not among
+// them was left by a killed server that had our pid before us.
+const heldLocks = new Set<string>()
+
 /** A held `<file>.lock`. */
 export interface DataFileLock {
   /** Removes the lock file if it is still ours. */
@@ -298,25 +302,31 @@ export async function lockDataFile(path: string): Promise<DataFileLock> {
       const holder = Number(
         (await readFile(lockPath, 'utf8').catch(() => '')).trim(),
       )
-      if (attempt < 2 && !isRunning(holder)) {
+      // @note Containers hand out the same small pids again: a lock with our
+      // pid that this process does not hold is a killed server's.
+      const ours =
+        holder === process.pid && !heldLocks.has(resolvePath(lockPath))
+      if (attempt < 2 && (ours || !isRunning(holder))) {
         // The holder died without releasing it (kill -9): take it over.
         await unlink(lockPath).catch(() => {})
         continue
       }
       throw new DataFileError(
-        `The data file ${path} is in use by another sandbox server (pid ${holder || 'unknown'}, lock file ${lockPath}). Stop that server, or pass another --data-file.`,
+        `The data file ${path} is in use by another sandbox server (pid ${holder || 'unknown'}, lock file ${lockPath}). Stop that server, or pass another --data-file. If pid ${holder || 'unknown'} is not a sandbox server, delete ${lockPath}: a killed server left it.`,
       )
     }
   } finally {
     await unlink(temp).catch(() => {})
   }
   let released = false
+  heldLocks.add(resolvePath(lockPath))
   return {
     async release() {
       if (released) return
       released = true
       const holder = await readFile(lockPath, 'utf8').catch(() => '')
       if (holder.trim() === pid) await unlink(lockPath).catch(() => {})
+      heldLocks.delete(resolvePath(lockPath))
     },
   }
 }
