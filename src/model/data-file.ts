@@ -61,9 +61,11 @@ export async function readDataFile(path: string): Promise<unknown> {
       `Cannot read the data file ${path}: ${(error as Error).message}`,
     )
   }
+  // @note JSON.parse quotes the line: a binary file's control characters
+  // would reach the terminal that prints the message.
   const unusable = (line: number, reason: string): DataFileError =>
     new DataFileError(
-      `The data file ${path} is not valid JSON at line ${line} (${reason}); it was left untouched. Move it away or pass another --data-file.`,
+      `The data file ${path} is not valid JSON at line ${line} (${reason.replace(/\p{Cc}/gu, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)}); it was left untouched. Move it away or pass another --data-file.`,
     )
   // @note Read line by line: no string ever holds more than one record (or an
   // older single-document file), however large the data grows.
@@ -84,7 +86,9 @@ export async function readDataFile(path: string): Promise<unknown> {
     if (error instanceof DataFileError) {
       // A data file written by hand may be one indented JSON document.
       if (data === undefined) {
-        const whole = await readFile(path, 'utf8').then(JSON.parse, () => {})
+        const whole = await readFile(path, 'utf8')
+          .then((text) => JSON.parse(text) as unknown)
+          .catch(() => undefined)
         if (whole !== null && typeof whole === 'object') return whole
       }
       throw error
