@@ -3,6 +3,8 @@ import {
   open,
   readdir,
   readFile,
+  readlink,
+  realpath,
   rename,
   unlink,
   writeFile,
@@ -157,6 +159,30 @@ async function endsWithNewline(path: string): Promise<boolean> {
   } finally {
     await handle.close()
   }
+}
+
+/**
+ * Where a data file really is: symbolic links followed, a dangling one too
+ * (the file will be created where it points). The lock, and the rename that
+ * writes each snapshot, then apply to the file itself: a rename onto a link
+ * would replace the link with a copy, and a lock beside a link would let a
+ * second server in through it.
+ *
+ * @example
+ * await resolveDataFilePath('link-to-data.jsonl') // '/srv/sandbox/data.jsonl'
+ */
+export async function resolveDataFilePath(path: string): Promise<string> {
+  try {
+    return await realpath(path)
+  } catch (error) {
+    // A loop or a folder we may not read: the read that follows says so.
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return path
+  }
+  const target = await readlink(path).catch(() => undefined)
+  if (target !== undefined)
+    return resolveDataFilePath(resolvePath(dirname(path), target))
+  const folder = await realpath(dirname(path)).catch(() => undefined)
+  return folder === undefined ? path : join(folder, basename(path))
 }
 
 const tempPath = (path: string): string =>

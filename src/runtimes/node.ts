@@ -16,6 +16,7 @@ import {
   openDataFileLog,
   readDataFile,
   removeStaleTempFiles,
+  resolveDataFilePath,
   type DataFileLock,
   type DataFileLog,
   type FlushInfo,
@@ -271,26 +272,28 @@ export async function createSandboxServer(
     await lock?.release()
   }
   if (dataFile !== undefined) {
-    lock = await lockDataFile(dataFile)
+    // Links followed: one lock and one file, whichever name leads there.
+    const file = await resolveDataFilePath(dataFile)
+    lock = await lockDataFile(file)
     try {
-      await removeStaleTempFiles(dataFile)
-      const data = await readDataFile(dataFile)
+      await removeStaleTempFiles(file)
+      const data = await readDataFile(file)
       if (data !== undefined) {
         try {
           await sandbox.load(data)
         } catch (error) {
           throw new DataFileError(
-            `The data file ${dataFile} cannot be used: ${(error as Error).message.replace(/^Failed to load sandbox data: /, '')} It was left untouched; move it away or pass another --data-file.`,
+            `The data file ${file} cannot be used: ${(error as Error).message.replace(/^Failed to load sandbox data: /, '')} It was left untouched; move it away or pass another --data-file.`,
           )
         }
         loadedFromFile = true
       }
       // Compacts: the snapshot and every line replayed become one fresh file.
-      dataLog = await openDataFileLog(dataFile, sandbox, {
+      dataLog = await openDataFileLog(file, sandbox, {
         ...(onFlush && { onFlush }),
         onError: (error) =>
           console.error(
-            `Failed to write the data file ${dataFile}: ${error.message}`,
+            `Failed to write the data file ${file}: ${error.message}`,
           ),
       })
     } catch (error) {
