@@ -20,7 +20,9 @@ it.each([0, 1, 7, 4_294_967_295])(
   (seed) => {
     const whole = new Faker({ locale: [en, base], seed })
     const subset = createFaker(seed)
-    expect(seedCustomers(subset, 300)).toEqual(seedCustomers(whole, 300))
+    expect([...seedCustomers(subset, 300)]).toEqual([
+      ...seedCustomers(whole, 300),
+    ])
     expect(seedAccountName(subset)).toBe(seedAccountName(whole))
   },
 )

@@ -3,6 +3,14 @@ import { main } from './cli.ts'
 
 const started = main()
 let stopping = false
+// Whether main() has returned: until then a server is still starting (a long
+// seed, a large data file) and nothing has been served or acknowledged.
+let settled = false
+void started.finally(() => {
+  settled = true
+})
+// `verify` hears Ctrl-C itself and prints what it found so far.
+const serving = !['verify', 'record'].includes(process.argv[2] ?? '')
 // @note Listening before the server prints its URL: a caller may signal as
 // soon as it reads it, and an unheard SIGTERM ends the process at once,
 // leaving the data file's lock behind.
@@ -10,6 +18,14 @@ const stop = (signal: NodeJS.Signals): void => {
   // A second signal means "now": skip the graceful part.
   if (stopping) process.exit(130)
   stopping = true
+  if (serving && !settled) {
+    // @note Stop now rather than after the seed: a lock or temporary file
+    // left beside the data file is taken over or removed by the next start.
+    process.stderr.write(
+      `customer-token-sandbox: stopped by ${signal} before the server started\n`,
+    )
+    process.exit(signal === 'SIGINT' ? 130 : 143)
+  }
   started
     .then(async ({ server, recorder, exitCode }) => {
       await (server ?? recorder)?.close()

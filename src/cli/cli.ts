@@ -299,15 +299,19 @@ function createProgress(stdout: Output, silent: boolean, paint: Paint) {
   let shown = false
   let total = 0
   return {
-    update(done: number, all: number) {
+    update(done: number, all: number): Promise<void> {
       total = all
-      if (silent || !stdout.isTTY || all < 10_000) return
+      // @note The seed waits for this: a turn of the event loop every few
+      // thousand customers lets Ctrl-C and SIGTERM through during a long one.
+      const turn = new Promise<void>((resolve) => setImmediate(resolve))
+      if (silent || !stdout.isTTY || all < 10_000) return turn
       const width = 30
       const filled = Math.round((done / all) * width)
       stdout.write(
         `\rSeeding customers ${paint('cyan', '█'.repeat(filled))}${'░'.repeat(width - filled)} ${String(Math.round((done / all) * 100)).padStart(3)}% ${done.toLocaleString('en')}/${all.toLocaleString('en')}`,
       )
       shown = true
+      return turn
     },
     done() {
       if (silent || total < 10_000) return

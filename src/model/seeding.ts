@@ -85,7 +85,8 @@ export async function seedDefaultData(
         }),
       )
       if (++done % CUSTOMERS_PER_PROGRESS_REPORT === 0) {
-        options.onSeedProgress?.(done, total)
+        const paused = options.onSeedProgress?.(done, total)
+        if (paused) await paused
       }
     }
     await Promise.all(pending)
