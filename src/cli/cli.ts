@@ -83,7 +83,9 @@ export async function readCommandLine(
       allowNegative: true,
     }).values
   } catch (error) {
-    throw new UsageError(describeParseError(error as Error & { code?: string }))
+    throw new UsageError(
+      describeParseError(error as Error & { code?: string }, args),
+    )
   }
   if (values.help) return { help: true }
   if (values.version) return { version: true }
@@ -409,13 +411,35 @@ function banner(
 }
 
 /** One line for what node:util's parseArgs refused, naming the flag to use. */
-function describeParseError(error: Error & { code?: string }): string {
+function describeParseError(
+  error: Error & { code?: string },
+  args: readonly string[],
+): string {
   const flag = /'(-{1,2}[^' ]+)/.exec(error.message)?.[1]
   if (
     flag !== undefined &&
     error.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE'
   ) {
-    // @note parseArgs calls `--seed --port 0` ambiguous: the value is missing.
+    const name = flag.replace(/^--(no-)?/, '')
+    if (error.message.includes('does not take an argument'))
+      return `${flag} takes no value: write --${name} to turn it on or --no-${name} to turn it off`
+    // @note parseArgs calls a value that starts with a dash ambiguous:
+    // `--seed --port 0` misses one, `--port -1` has one, to be read.
+    const next = args.find(
+      (arg, i) => args[i - 1] === flag && arg.startsWith('-'),
+    )
+    if (
+      next !== undefined &&
+      !(next.replace(/^--?/, '') in PARSE_ARGS_OPTIONS)
+    ) {
+      const row = FLAG_ROWS.find(([, r]) => r.flag === name)?.[1]
+      try {
+        row?.parse?.(next, name)
+      } catch (refusal) {
+        if (refusal instanceof UsageError) return refusal.message
+      }
+      return `${flag} '${next}': a value that starts with a dash is written ${flag}=${next}`
+    }
     return `${flag} needs a value: ${flag} <value>`
   }
   if (flag !== undefined && error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
