@@ -9,6 +9,7 @@ import { readFile, stat } from 'node:fs/promises'
 import { extname, resolve as resolvePath, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { NodeRequest, sendNodeResponse } from 'srvx/node'
+import { z } from 'zod'
 import { createSandboxCore } from '../sandbox-core.ts'
 import {
   DataFileError,
@@ -168,6 +169,40 @@ export function isLoopback(host: string): boolean {
   return LOOPBACK.test(host)
 }
 
+const fn = z.custom<(...args: never[]) => unknown>(
+  (value) => typeof value === 'function',
+  { message: 'must be a function' },
+)
+
+// The types of the server's own options; their ranges are checked where
+// they are used. A config file's JSON reaches here unchecked.
+const ServerOptionsSchema = z.object({
+  port: z.number(),
+  host: z.string().min(1, { message: 'must not be empty' }),
+  dataFile: z.string().min(1, { message: 'must not be empty' }),
+  adminOrigins: z.array(z.string()),
+  allowedHosts: z.array(z.string()),
+  headersTimeout: z.number(),
+  requestTimeout: z.number(),
+  keepAliveTimeout: z.number(),
+  maxHeadersCount: z.number(),
+  maxConnections: z.number(),
+  onLog: fn,
+  onFlush: fn,
+  playground: z.union([z.string(), z.literal(false)]),
+})
+
+/** Throws a `TypeError` naming the first server option of the wrong type. */
+function checkServerOptions(options: SandboxServerOptions): void {
+  // The sandbox's own options are left to createSandbox, which checks them.
+  const parsed = ServerOptionsSchema.partial().safeParse(options)
+  if (parsed.success) return
+  const issue = parsed.error.issues[0]!
+  throw new TypeError(
+    `Failed to start the sandbox server: option "${issue.path.join('.')}" ${issue.message.replace(/^Invalid input: /, '')}. See SandboxServerOptions for its type and default.`,
+  )
+}
+
 /**
  * Starts the sandbox as a real HTTP server on node:http, with the same
  * resolvers as the MSW handlers: requests are routed by the sandbox's own
@@ -183,6 +218,7 @@ export function isLoopback(host: string): boolean {
 export async function createSandboxServer(
   options: SandboxServerOptions = {},
 ): Promise<SandboxServer> {
+  checkServerOptions(options)
   const {
     port = SERVER_DEFAULTS.port,
     host = SERVER_DEFAULTS.host,
@@ -515,10 +551,16 @@ export async function createSandboxServer(
                 `Not allowed to listen on ${host}:${port}; ports below 1024 need privileges. Pick another with --port.`,
                 1,
               )
-            : error,
+            : NO_SUCH_ADDRESS.has(error.code ?? '')
+              ? new SandboxStartError(
+                  `Cannot listen on ${host}: it is no address of this machine (${error.code}). Pass one of its addresses with --host (or HOST), such as 127.0.0.1, or ::1 for IPv6.`,
+                  1,
+                )
+              : error,
       )
     })
-    server.listen(port, host, () => resolve())
+    // `[::1]` as a URL writes it: node:net takes the address without brackets.
+    server.listen(port, host.replace(/^\[(.*)\]$/, '$1'), () => resolve())
   }).catch(async (error: unknown) => {
     await abandon()
     throw error
@@ -559,6 +601,9 @@ export async function createSandboxServer(
     },
   }
 }
+
+// What listen() fails with for a host that no interface here has.
+const NO_SUCH_ADDRESS = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EADDRNOTAVAIL'])
 
 /** A start-up failure with the exit code the CLI should use. */
 export class SandboxStartError extends Error {

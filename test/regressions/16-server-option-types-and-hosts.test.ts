@@ -1,0 +1,92 @@
+import { writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { expect, it } from 'vitest'
+import { main } from '../../src/cli/cli.ts'
+import { captureOutput, tempFolder } from '../_servers.ts'
+
+/** What `main()` says on stderr for `args`, and its exit code. */
+async function run(args: string[]): Promise<[string, number | undefined]> {
+  const err = captureOutput()
+  const { exitCode, server } = await main({
+    args,
+    stdout: captureOutput().stream,
+    stderr: err.stream,
+    env: {},
+  })
+  await server?.close()
+  return [err.text(), exitCode]
+}
+
+async function withConfig(
+  config: object,
+): Promise<[string, number | undefined]> {
+  const file = join(await tempFolder('cts-config-'), 'sandbox.config.json')
+  await writeFile(file, JSON.stringify({ port: 0, ...config }))
+  return run(['--config', file, '--quiet'])
+}
+
+// A config file's server options of the wrong type reached node's own
+// functions: "The "path" argument must be of type string", "host.startsWith
+// is not a function", or "port must be a whole number (got 4100)".
+it.each([
+  [{ dataFile: 5 }, 'option "dataFile" expected string, received number'],
+  [{ dataFile: '' }, 'option "dataFile" must not be empty'],
+  [{ port: '4100' }, 'option "port" expected number, received string'],
+  [{ host: null }, 'option "host" expected string, received null'],
+  [
+    { adminOrigins: 'https://a.test' },
+    'option "adminOrigins" expected array, received string',
+  ],
+  [
+    { allowedHosts: [1] },
+    'option "allowedHosts.0" expected string, received number',
+  ],
+])(
+  'names the option of the wrong type in %j, exit 2',
+  async (config, message) => {
+    const [stderr, code] = await withConfig(config)
+    expect(code).toBe(2)
+    expect(stderr.split('\n')[0]).toBe(
+      `customer-token-sandbox: Failed to start the sandbox server: ${message}. See SandboxServerOptions for its type and default.`,
+    )
+  },
+)
+
+// These went to the last-resort report: "getaddrinfo ENOTFOUND foo.invalid
+// (set DEBUG=1 for details)".
+it.each(['foo.invalid', '192.0.2.1'])(
+  'says that --host %s is no address of this machine, exit 1',
+  async (host) => {
+    const [stderr, code] = await run([
+      '--host',
+      host,
+      '--admin-token',
+      'a-token-of-sixteen+',
+      '--port',
+      '0',
+      '--quiet',
+    ])
+    expect(code).toBe(1)
+    expect(stderr).toMatch(
+      new RegExp(
+        `^customer-token-sandbox: Cannot listen on ${host.replaceAll('.', '\\.')}: it is no address of this machine \\((ENOTFOUND|EAI_AGAIN|EADDRNOTAVAIL)\\)\\. Pass one of its addresses with --host \\(or HOST\\), such as 127\\.0\\.0\\.1, or ::1 for IPv6\\.\\n$`,
+      ),
+    )
+  },
+)
+
+it('listens on an IPv6 address written with brackets, as URLs write it', async () => {
+  const out = captureOutput()
+  const { server } = await main({
+    args: ['--host', '[::1]', '--port', '0', '--quiet'],
+    stdout: out.stream,
+    stderr: captureOutput().stream,
+    env: {},
+  })
+  try {
+    expect(server?.url).toMatch(/^http:\/\/\[::1\]:\d+$/)
+    expect((await fetch(`${server!.url}/__sandbox/health`)).status).toBe(200)
+  } finally {
+    await server?.close()
+  }
+})
