@@ -110,7 +110,16 @@ export async function readCommandLine(
       into[name] = raw === true || raw === 'true'
       continue
     }
-    const value = await row.parse(raw, row.flag ?? name)
+    let value: unknown
+    try {
+      value = await row.parse(raw, row.flag ?? name)
+    } catch (error) {
+      // The flag's message, with the variable that gave the value.
+      if (given !== undefined || !(error instanceof UsageError)) throw error
+      throw new UsageError(
+        `${row.env}=${raw} in the environment: ${error.message}`,
+      )
+    }
     into[name] =
       row.merge && typeof into[name] === 'object'
         ? { ...(into[name] as object), ...(value as object) }
