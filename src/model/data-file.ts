@@ -6,10 +6,12 @@ import {
   readlink,
   realpath,
   rename,
+  stat,
   unlink,
   writeFile,
   type FileHandle,
 } from 'node:fs/promises'
+import { constants } from 'node:buffer'
 import { dirname, basename, join, resolve as resolvePath } from 'node:path'
 import { createInterface } from 'node:readline'
 import type { CreatedRecord } from './db.ts'
@@ -56,9 +58,17 @@ const LINE_KINDS = {
 export async function readDataFile(path: string): Promise<unknown> {
   let handle: FileHandle
   try {
+    // @note Opening a FIFO would wait for a writer forever, and a device
+    // such as /dev/zero has no end.
+    if (!(await stat(path)).isFile()) {
+      throw new DataFileError(
+        `The data file ${path} is not a regular file; it was left untouched. Pass the path of a file (it is created if missing) with --data-file.`,
+      )
+    }
     handle = await open(path, 'r')
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+    if (error instanceof DataFileError) throw error
     throw new DataFileError(
       `Cannot read the data file ${path}: ${(error as Error).message}`,
     )
@@ -71,10 +81,25 @@ export async function readDataFile(path: string): Promise<unknown> {
     )
   // @note Read line by line: no string ever holds more than one record (or an
   // older single-document file), however large the data grows.
-  const lines = createInterface({
-    input: handle.createReadStream({ autoClose: false }),
-    crlfDelay: Infinity,
+  const input = handle.createReadStream({ autoClose: false })
+  // @note readline holds a line in one string: a line longer than a string
+  // may be (a file of zeros, say) would throw where nothing catches it and
+  // end the process. Counted before readline sees each chunk.
+  let run = 0
+  input.on('data', (data) => {
+    const chunk = data as Buffer
+    const first = chunk.indexOf(0x0a)
+    const longest = first === -1 ? run + chunk.length : Math.max(run + first, 0)
+    run = first === -1 ? longest : chunk.length - chunk.lastIndexOf(0x0a) - 1
+    if (longest > MAX_LINE_BYTES || run > MAX_LINE_BYTES) {
+      input.destroy(
+        new DataFileError(
+          `The data file ${path} has a line too long to read (over ${MAX_LINE_BYTES} bytes), so it is damaged or not a data file; it was left untouched. Move it away or pass another --data-file.`,
+        ),
+      )
+    }
   })
+  const lines = createInterface({ input, crlfDelay: Infinity })
   let data: Record<string, unknown> | undefined
   let number = 0
   let pending: string | undefined
@@ -147,6 +172,10 @@ export async function readDataFile(path: string): Promise<unknown> {
     list.push(record)
   }
 }
+
+// The longest line readDataFile reads: what a string can hold, less a chunk
+// or two of the stream, which readline adds before the check can stop it.
+const MAX_LINE_BYTES = constants.MAX_STRING_LENGTH - (1 << 20)
 
 async function endsWithNewline(path: string): Promise<boolean> {
   const handle = await open(path, 'r')
