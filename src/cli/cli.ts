@@ -105,25 +105,28 @@ export async function readCommandLine(
     const given =
       row.flag === undefined ? undefined : (values[row.flag] ?? undefined)
     const raw = given ?? (fromEnv === '' ? undefined : fromEnv)
-    if (raw === undefined || Array.isArray(raw)) continue
+    if (raw === undefined) continue
     if (typeof raw === 'boolean' || row.parse === undefined) {
       into[name] = raw === true || raw === 'true'
       continue
     }
-    let value: unknown
-    try {
-      value = await row.parse(raw, row.flag ?? name)
-    } catch (error) {
-      // The flag's message, with the variable that gave the value.
-      if (given !== undefined || !(error instanceof UsageError)) throw error
-      throw new UsageError(
-        `${row.env}=${raw} in the environment: ${error.message}`,
-      )
+    for (const text of Array.isArray(raw) ? raw : [raw]) {
+      if (typeof text !== 'string') continue
+      let value: unknown
+      try {
+        value = await row.parse(text, row.flag ?? name)
+      } catch (error) {
+        // The flag's message, with the variable that gave the value.
+        if (given !== undefined || !(error instanceof UsageError)) throw error
+        throw new UsageError(
+          `${row.env}=${text} in the environment: ${error.message}`,
+        )
+      }
+      into[name] =
+        row.merge && typeof into[name] === 'object'
+          ? { ...(into[name] as object), ...(value as object) }
+          : value
     }
-    into[name] =
-      row.merge && typeof into[name] === 'object'
-        ? { ...(into[name] as object), ...(value as object) }
-        : value
   }
   delete settings.config
   // @note Read where the error is reported (src/cli/report.ts), in this process.

@@ -637,6 +637,8 @@ export const PARSE_ARGS_OPTIONS: NonNullable<ParseArgsConfig['options']> =
               {
                 type: row.parse === undefined ? 'boolean' : 'string',
                 ...(row.short !== undefined && { short: row.short }),
+                // Given twice, key=N flags join their pairs.
+                ...(row.merge && { multiple: true }),
               },
             ],
           ],
