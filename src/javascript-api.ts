@@ -235,7 +235,12 @@ export function createJavaScriptApi(
         format: SANDBOX_DATA_FORMAT,
         version: SANDBOX_DATA_VERSION,
         seed,
-        clock: { now: ctx.clock.now().toISOString(), frozen: ctx.clock.frozen },
+        clock: {
+          now: ctx.clock.now().toISOString(),
+          frozen: ctx.clock.frozen,
+          // A running clock that was moved runs on from `now` when loaded.
+          ...(ctx.clock.moved && !ctx.clock.frozen && { moved: true }),
+        },
         ...savedAccountClocks(),
         accounts: copy(db.accounts.all()),
         api_keys: copy(db.apiKeys.all()),
@@ -317,7 +322,7 @@ export function restoreSavedClocks(
   ctx: SandboxContext,
   data: SandboxData,
 ): void {
-  if (data.clock.frozen) ctx.clock.set(data.clock.now)
+  if (data.clock.frozen || data.clock.moved) ctx.clock.set(data.clock.now)
   for (const saved of data.account_clocks ?? []) {
     // A running clock (clockAfterSet: 'running') runs on from its saved time.
     ctx.accounts.controls(saved.account_id).clock.set(saved.now)

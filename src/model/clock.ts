@@ -30,6 +30,11 @@ export interface SandboxClock {
   advance(ms: number): Date
   /** Whether the clock is frozen at a set time. */
   readonly frozen: boolean
+  /**
+   * Whether the clock was set or advanced since it last followed the host's
+   * time: a running one then keeps its distance from the host.
+   */
+  readonly moved: boolean
   /** Back to following the host's time (and any fake timers). */
   reset(): void
 }
@@ -48,6 +53,7 @@ export function createClock(afterSet: ClockAfterSet = 'frozen'): SandboxClock {
   // timers replace the global after this module has loaded.
   let frozenAt: number | undefined
   let offset = 0
+  let moved = false
 
   // @note The host's time (or a fake timer, or a running clock left near the
   // end) may pass the range; the sandbox's time stops at its edge instead.
@@ -68,6 +74,7 @@ export function createClock(afterSet: ClockAfterSet = 'frozen'): SandboxClock {
     } else {
       offset = time - Date.now()
     }
+    moved = true
     return new Date(time)
   }
 
@@ -94,9 +101,13 @@ export function createClock(afterSet: ClockAfterSet = 'frozen'): SandboxClock {
     get frozen() {
       return frozenAt !== undefined
     },
+    get moved() {
+      return moved
+    },
     reset() {
       frozenAt = undefined
       offset = 0
+      moved = false
     },
   }
 }

@@ -216,7 +216,12 @@ export const SandboxDataSchema = z.object({
   format: z.literal(SANDBOX_DATA_FORMAT),
   version: z.literal(SANDBOX_DATA_VERSION),
   seed: z.int(),
-  clock: z.object({ now: isoDate, frozen: z.boolean() }),
+  /** `moved`: a running clock that was set or advanced, to run on from `now`. */
+  clock: z.object({
+    now: isoDate,
+    frozen: z.boolean(),
+    moved: z.boolean().optional(),
+  }),
   /** Accounts with a clock of their own; absent when none has one. */
   account_clocks: z
     .array(

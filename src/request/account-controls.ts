@@ -153,6 +153,9 @@ export function createAccountControls(shared: {
     get frozen() {
       return (states.get(accountId)?.clock ?? shared.clock).frozen
     },
+    get moved() {
+      return (states.get(accountId)?.clock ?? shared.clock).moved
+    },
     get own() {
       return states.get(accountId)?.clock !== undefined
     },
