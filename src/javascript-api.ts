@@ -163,15 +163,27 @@ export function createJavaScriptApi(
       accountsBeingCreated++
       try {
         const now = ctx.clock.now().toISOString()
+        // @note Records seeded through sandbox.db may hold the next ids.
+        let accountId: string
+        do accountId = nextId('account')
+        while (db.accountById(accountId))
         const account = await db.insertAccount({
-          id: nextId('account'),
+          id: accountId,
           name: accountName ?? nextAccountName(),
           created_at: now,
         })
+        let keyId: string
+        do keyId = nextId('apiKeyId')
+        while (db.apiKeyById(keyId))
+        let secret: string
+        do secret = nextId('apiKey')
+        while (
+          db.credentialsByHash(secret)?.some((c) => c.record.secret === secret)
+        )
         const key = await db.insertApiKey({
-          id: nextId('apiKeyId'),
+          id: keyId,
           account_id: account.id,
-          secret: nextId('apiKey'),
+          secret,
           revoked: false,
           created_at: now,
         })
