@@ -195,6 +195,10 @@ export async function runOperation(
     }
 
     if (effect?.delayMs) await sleep(effect.delayMs)
+    // @note A reset (or load, restore) while this request waited replaced
+    // the data it was sent to: like a restarted server, drop it rather than
+    // write into the new data and take the first of its new ids.
+    if (ctx.db !== state.db) return Response.error()
     // @note Idempotency and rate-limit windows stay on the sandbox clock
     // (`now`): one account moving its clock must not expire another's keys.
     const result = await spec.execute(ctx, principal, body, accountClock.now())
