@@ -100,8 +100,11 @@ export function createJavaScriptApi(
   /** The controls of an account named by its id or one of its API keys. */
   const accountControls = (accountOrKey: string): AccountControls => {
     const db = settledDb()
-    let accountId: string | undefined = db.accountById(accountOrKey)?.id
-    if (accountId === undefined) {
+    const named = typeof accountOrKey === 'string'
+    let accountId: string | undefined = named
+      ? db.accountById(accountOrKey)?.id
+      : undefined
+    if (named && accountId === undefined) {
       for (const found of db.credentialsByHash(accountOrKey) ?? []) {
         if (found.kind === 'api-key' && found.record.secret === accountOrKey)
           accountId = found.record.account_id
@@ -109,7 +112,7 @@ export function createJavaScriptApi(
     }
     if (accountId === undefined) {
       throw new RangeError(
-        `Failed to reach an account's controls: ${JSON.stringify(maskSecret(String(accountOrKey)))} is neither an account id nor an API key of this sandbox. Pass the accountId or apiKey that createApiKey() returned.`,
+        `Failed to reach an account's controls: ${named ? JSON.stringify(maskSecret(accountOrKey)) : String(accountOrKey)} is neither an account id nor an API key of this sandbox. Pass the accountId or apiKey that createApiKey() returned.`,
       )
     }
     return ctx.accounts.controls(accountId)
