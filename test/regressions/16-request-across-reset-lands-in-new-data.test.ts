@@ -63,3 +63,23 @@ for (const [what, change] of [
     expect(sandbox.journal.list()).toHaveLength(1)
   })
 }
+
+it('leaves the Idempotency-Key of a request dropped by a reset free for its retry', async () => {
+  const sandbox = createSandbox({ seed: 1 })
+  await sandbox.ready
+  const key = { 'idempotency-key': 'retry-me' }
+  const pending = createCustomer(sandbox, key)
+  await sandbox.reset()
+  expect((await pending).type).toBe('error')
+
+  const retry = await createCustomer(sandbox, key)
+  expect(retry.status).toBe(201)
+  const replay = await createCustomer(sandbox, key)
+  expect(replay.status).toBe(201)
+  expect(replay.headers.get('idempotent-replayed')).toBe('true')
+  expect(
+    sandbox.customers
+      .list({ accountId: 'acct_DemoAccount001' })
+      .filter((c) => c.name === 'Left behind'),
+  ).toHaveLength(1)
+})
