@@ -126,7 +126,21 @@ export function createJavaScriptApi(
   }
 
   const sandbox: SandboxCore = {
-    fetch: (request) => wiring.fetch(request),
+    fetch(input, init) {
+      const request =
+        typeof input === 'string' || input instanceof URL || init !== undefined
+          ? new Request(input, init)
+          : input
+      // @note As the platform's fetch does: the body can be read only once.
+      if (request.bodyUsed) {
+        return Promise.reject(
+          new TypeError(
+            'Failed to answer a request through sandbox.fetch: its body was already read. Pass a new Request each time, or request.clone() before reading it.',
+          ),
+        )
+      }
+      return wiring.fetch(request)
+    },
     get ready() {
       return ctx.ready
     },
