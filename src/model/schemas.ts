@@ -2,6 +2,7 @@ import { OPERATION_NAMES } from '../request/operations.ts'
 import { MAX_DELAY_MS } from '../defaults.ts'
 import { z } from 'zod'
 import { PERSONAS } from './personas.ts'
+import { isMaskedSecret } from './secrets.ts'
 
 /**
  * One zod schema per shape: the data model's records, the response bodies
@@ -252,7 +253,8 @@ function refuseSharedIdsAndSecrets(
         })
       }
       ids.add(record.id)
-      if (!('secret' in record)) return
+      // Masked secrets share their masks; a masked export is refused as such.
+      if (!('secret' in record) || isMaskedSecret(record.secret)) return
       if (secrets.has(record.secret)) {
         ctx.addIssue({
           code: 'custom',
