@@ -263,13 +263,18 @@ export function validateBody<T>(
         message = `${label} must be ${issue.format === 'email' ? 'an email address' : `in ${issue.format} format`}`
         break
       case 'invalid_value': {
-        const isScope = typeof value === 'string' && SCOPE_PATTERN.test(value)
+        // Scopes are the one field whose values come from a catalog.
+        const scope = field === 'scopes'
+        const isScope =
+          scope && typeof value === 'string' && SCOPE_PATTERN.test(value)
         code = isScope ? 'unknown_scope' : 'invalid_format'
         message = isScope
           ? `${label} "${echo(value)}" is not in the scope catalog (${issue.values.join(', ')})`
-          : typeof value === 'string'
-            ? `${label} "${echo(value)}" is not a scope of the form <resource>:<access> in the catalog (${issue.values.join(', ')})`
-            : `${label} must be one of ${issue.values.join(', ')}`
+          : typeof value !== 'string'
+            ? `${label} must be one of ${issue.values.join(', ')}`
+            : scope
+              ? `${label} "${echo(value)}" is not a scope of the form <resource>:<access> in the catalog (${issue.values.join(', ')})`
+              : `${label} "${echo(value)}" is not one of ${issue.values.join(', ')}`
         break
       }
       case 'custom':
