@@ -456,6 +456,7 @@ export async function createSandboxServer(
   }
 
   const sockets = new Set<Socket>()
+  const turns = new WeakMap<Socket, Turns>()
   const server = createServer(
     {
       headersTimeout,
@@ -470,29 +471,71 @@ export async function createSandboxServer(
       ),
     },
     (req: IncomingMessage, res: ServerResponse) => {
-      const started = performance.now()
-      try {
-        serve(req, res, started).catch((error: unknown) =>
-          lastResort(res, error),
-        )
-      } catch (error) {
-        lastResort(res, error)
+      const run = (): void => {
+        const started = performance.now()
+        try {
+          serve(req, res, started).catch((error: unknown) =>
+            lastResort(res, error),
+          )
+        } catch (error) {
+          lastResort(res, error)
+        }
       }
+      // @note Pipelined requests are answered in order anyway: each waits for
+      // the answer before it to be handed to the socket. node:http stops
+      // reading a connection whose answers back up, but only once they are
+      // written; run at once, a 64 KB write of requests would build hundreds
+      // of answers in memory for a client that never reads them.
+      const turn = turns.get(req.socket) ?? {
+        tail: Promise.resolve(),
+        open: 0,
+        last: req,
+      }
+      turns.set(req.socket, turn)
+      const previous = turn.tail
+      turn.tail = new Promise<void>((resolve) => res.once('close', resolve))
+      turn.last = req
+      turn.open++
+      void turn.tail.then(() => turn.open--)
+      if (turn.open === 1) run()
+      else void previous.then(run)
     },
   )
   server.keepAliveTimeout = keepAliveTimeout
   // Counted by the edge, which answers 431 past the limit.
   server.maxHeadersCount = maxHeadersCount + 1
   server.maxConnections = maxConnections
+  const refusing = new WeakSet<Duplex>()
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
-    // The answer node:http has begun on this socket, if any.
-    const open = Reflect.get(socket, '_httpMessage') as
-      ServerResponse | undefined
-    if (error.code === 'ECONNRESET' || !socket.writable || open?.headersSent) {
+    if (refusing.has(socket)) return
+    if (error.code === 'ECONNRESET' || !socket.writable) {
       socket.destroy()
       return
     }
-    socket.end(clientErrorAnswer(error.code, limits), () => socket.destroy())
+    const answer = (): void => {
+      if (socket.writable) {
+        socket.end(clientErrorAnswer(error.code, limits), () =>
+          socket.destroy(),
+        )
+      } else socket.destroy()
+    }
+    // @note A fault after whole requests still being answered is the next
+    // request's: those before it are answered first, as the client counts
+    // answers in order (otherwise a stored create would read as refused).
+    const turn = turns.get(socket as Socket)
+    if (turn !== undefined && turn.open > 0 && turn.last.complete) {
+      refusing.add(socket)
+      void turn.tail.then(answer)
+      return
+    }
+    // The answer node:http has begun on this socket, if any.
+    const open = Reflect.get(socket, '_httpMessage') as
+      ServerResponse | undefined
+    if (open?.headersSent) {
+      socket.destroy()
+      return
+    }
+    answer()
   })
   server.on('connection', (socket) => {
     sockets.add(socket)
@@ -750,6 +793,16 @@ class ServerRequest extends NodeRequest {
       whenCut(req, () => reject(cutShort()))
     })
   }
+}
+
+/** The answers of one connection still to be sent, in the order of its requests. */
+interface Turns {
+  /** Settles when the answer to the last request so far has been handed to the socket (or the connection closed). */
+  tail: Promise<void>
+  /** How many requests wait for their answers. */
+  open: number
+  /** The last request read. */
+  last: IncomingMessage
 }
 
 /**
