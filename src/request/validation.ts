@@ -256,20 +256,31 @@ export function validateBody<T>(
               : `${label} must be at most ${String(issue.maximum)} characters long`
             : issue.origin === 'array'
               ? `${label} must list ${issue.code === 'too_small' ? `at least ${String((issue as { minimum?: unknown }).minimum)}` : `at most ${String((issue as { maximum?: unknown }).maximum)}`} entries`
-              : `${label} is out of range`
+              : issue.code === 'too_small'
+                ? `${label} must be ${issue.inclusive === false ? 'more than' : 'at least'} ${String(issue.minimum)}`
+                : `${label} must be ${issue.inclusive === false ? 'less than' : 'at most'} ${String(issue.maximum)}`
         break
       case 'invalid_format':
         code = 'invalid_format'
-        message = `${label} must be ${issue.format === 'email' ? 'an email address' : `in ${issue.format} format`}`
+        message =
+          issue.format === 'email'
+            ? `${label} must be an email address`
+            : issue.format === 'regex' && typeof value === 'string'
+              ? `${label} must match ${String((issue as { pattern?: unknown }).pattern)}, not "${echo(value)}"`
+              : `${label} must be in ${issue.format} format`
         break
       case 'invalid_value': {
-        const isScope = typeof value === 'string' && SCOPE_PATTERN.test(value)
+        // @note Only the token's scopes speak of a catalog; another choice
+        // (a scenario's operation) lists its values.
+        const isScopes = issue.path[0] === 'scopes'
+        const isScope =
+          isScopes && typeof value === 'string' && SCOPE_PATTERN.test(value)
         code = isScope ? 'unknown_scope' : 'invalid_format'
         message = isScope
           ? `${label} "${echo(value)}" is not in the scope catalog (${issue.values.join(', ')})`
-          : typeof value === 'string'
+          : isScopes && typeof value === 'string'
             ? `${label} "${echo(value)}" is not a scope of the form <resource>:<access> in the catalog (${issue.values.join(', ')})`
-            : `${label} must be one of ${issue.values.join(', ')}`
+            : `${label} must be one of ${issue.values.join(', ')}${typeof value === 'string' ? `, not "${echo(value)}"` : ''}`
         break
       }
       case 'custom':
