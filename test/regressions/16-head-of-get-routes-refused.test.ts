@@ -13,9 +13,7 @@ it('answers HEAD /__sandbox/health of the server as GET, without a body', async 
     method: 'HEAD',
   })
   expect(head.status).toBe(200)
-  expect(head.headers.get('content-type')).toBe(
-    get.headers.get('content-type'),
-  )
+  expect(head.headers.get('content-type')).toBe(get.headers.get('content-type'))
   expect(head.headers.get('x-request-id')).toMatch(/^req_/)
   expect(await head.text()).toBe('')
 })
