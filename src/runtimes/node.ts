@@ -555,10 +555,17 @@ export async function createSandboxServer(
                 `Not allowed to listen on ${host}:${port}; ports below 1024 need privileges. Pick another with --port.`,
                 1,
               )
-            : error,
+            : error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND'
+              ? new SandboxStartError(
+                  `Cannot listen on ${host}: ${error.code === 'ENOTFOUND' ? 'no such host name' : 'it is not an address of this machine'} (${error.code}). Pass --host 127.0.0.1 to serve this machine only, or --host 0.0.0.0 (with --admin-token) to serve every network it is on.`,
+                  1,
+                )
+              : error,
       )
     })
-    server.listen(port, host, () => resolve())
+    // `[::1]` as in a URL is the address ::1.
+    const listenOn = /^\[.*\]$/.test(host) ? host.slice(1, -1) : host
+    server.listen(port, listenOn, () => resolve())
   }).catch(async (error: unknown) => {
     await abandon()
     throw error
