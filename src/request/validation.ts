@@ -52,6 +52,15 @@ export async function readBody(
   request: Request,
   maxBytes: number,
 ): Promise<string> {
+  const encoding = request.headers.get('content-encoding')?.trim()
+  if (encoding && encoding.toLowerCase() !== 'identity') {
+    // @note Never inflated: a compressed body is refused before it is read.
+    throw new SandboxError(
+      'unsupported_media_type',
+      `The body is sent with Content-Encoding: ${clip(encoding)}, which the sandbox does not decode; send it uncompressed (no Content-Encoding).`,
+      { headers: { 'accept-encoding': 'identity' } },
+    )
+  }
   const declared = request.headers.get('content-length')
   if (declared !== null && Number(declared) > maxBytes) {
     throw payloadTooLarge(maxBytes)
