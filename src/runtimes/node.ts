@@ -884,6 +884,32 @@ function logOf(entry: JournalEntry): RequestLog {
 const newRequestId = (): string =>
   `req_${crypto.randomUUID().replaceAll('-', '').slice(0, 16)}`
 
+const HEADER_LINES =
+  ': each header line is "Name: value" ending in CRLF, with no space in the name, no control character and no folded continuation line'
+const FRAMING =
+  ': frame a body with one Content-Length of digits or with Transfer-Encoding: chunked, never both'
+const CHUNKS =
+  ': each chunk of a chunked body is its hexadecimal size, CRLF, the data and CRLF, and the body ends with 0 CRLF CRLF'
+
+/** What to fix, by the code of node:http's parser. */
+const PARSE_HINTS: Record<string, string> = {
+  HPE_INVALID_METHOD:
+    ': the method must be one HTTP knows, in upper case (POST, GET, …)',
+  HPE_PAUSED_H2_UPGRADE: ': this server speaks HTTP/1.1 only, not HTTP/2',
+  HPE_INVALID_VERSION:
+    ': the request line is "METHOD /path HTTP/1.1" ending in CRLF',
+  HPE_INVALID_CONSTANT:
+    ': the request line is "METHOD /path HTTP/1.1" ending in CRLF, with a path that holds no space',
+  HPE_INVALID_HEADER_TOKEN: HEADER_LINES,
+  HPE_CR_EXPECTED: HEADER_LINES,
+  HPE_LF_EXPECTED: HEADER_LINES,
+  HPE_INVALID_CONTENT_LENGTH: FRAMING,
+  HPE_UNEXPECTED_CONTENT_LENGTH: FRAMING,
+  HPE_INVALID_TRANSFER_ENCODING: FRAMING,
+  HPE_INVALID_CHUNK_SIZE: CHUNKS,
+  HPE_STRICT: CHUNKS,
+}
+
 /**
  * The raw answer to a request node:http could not take (a timeout, headers
  * too large, malformed HTTP), as problem JSON that names the limit.
@@ -905,7 +931,7 @@ function clientErrorAnswer(
           )
         : new SandboxError(
             'invalid_request',
-            `This is not an HTTP/1.1 request the server can read (${code ?? 'malformed'}).`,
+            `This is not an HTTP/1.1 request the server can read (${code ?? 'malformed'})${PARSE_HINTS[code ?? ''] ?? ''}.`,
           )
   const requestId = newRequestId()
   const body = JSON.stringify(error.toProblem(requestId))
