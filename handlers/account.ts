@@ -4,7 +4,6 @@ import { authenticate, readBearer, REALM } from '../src/request/auth.ts'
 import type { Route, SandboxContext } from '../src/request/context.ts'
 import { SandboxError } from '../src/request/errors.ts'
 import { json } from '../src/request/pipeline.ts'
-import type { SandboxCore } from '../src/sandbox.ts'
 import { ScenarioBodySchema } from '../src/model/schemas.ts'
 import { sandboxRoute, type SandboxCall } from '../src/request/sandbox-api.ts'
 import { moveClock, queueScenario, readLimit, scenarioView } from './sandbox.ts'
@@ -17,11 +16,7 @@ const AnyObject = z.record(z.string(), z.unknown())
  * no admin token. Tokens are refused: a `customers:read` token must not move
  * its account's clock.
  */
-function accountOf(
-  ctx: SandboxContext,
-  sandbox: SandboxCore,
-  request: Request,
-): AccountControls {
+function accountOf(ctx: SandboxContext, request: Request): AccountControls {
   const bearer = readBearer(request.headers.get('authorization'))
   const principal = authenticate(ctx.db, bearer, ctx.clock.now().getTime())
   if (principal.kind !== 'api-key') {
@@ -35,7 +30,8 @@ function accountOf(
       },
     )
   }
-  return sandbox.account(principal.accountId)
+  // @note The key's account, even when sandbox.db deleted its record.
+  return ctx.accounts.controls(principal.accountId)
 }
 
 /**
@@ -51,10 +47,7 @@ function accountOf(
  * })
  * @see https://docs.stripe.com/billing/testing/test-clocks
  */
-export function accountRoutes(
-  ctx: SandboxContext,
-  sandbox: SandboxCore,
-): Route[] {
+export function accountRoutes(ctx: SandboxContext): Route[] {
   const route = (
     method: Route['method'],
     path: string,
@@ -68,7 +61,7 @@ export function accountRoutes(
       ctx,
       method,
       `account/${path}`,
-      (call) => resolve(accountOf(ctx, sandbox, call.request), call),
+      (call) => resolve(accountOf(ctx, call.request), call),
       { adminGuard: false },
     )
   const clockNow = ({ accountId, clock }: AccountControls): Response =>

@@ -1,12 +1,21 @@
 // @note Captured when the module loads, so that fake timers installed by a
 // test later do not stall the sandbox's own delays.
-const realSetTimeout = globalThis.setTimeout
+const loadedSetTimeout = globalThis.setTimeout
+
+/**
+ * The host's own `setTimeout`. Fake timers installed before this module
+ * loaded (a setup file) were captured above: @sinonjs/fake-timers, behind
+ * Vitest's and Jest's, keeps the original as `clock._setTimeout`.
+ */
+const realSetTimeout = (): typeof setTimeout =>
+  (loadedSetTimeout as { clock?: { _setTimeout?: typeof setTimeout } }).clock
+    ?._setTimeout ?? loadedSetTimeout
 
 /** Waits `ms` milliseconds of real time, whatever fake timers are installed. */
 export function sleep(ms: number): Promise<void> {
   return ms <= 0
     ? Promise.resolve()
-    : new Promise((resolve) => realSetTimeout(resolve, ms))
+    : new Promise((resolve) => realSetTimeout()(resolve, ms))
 }
 
 /** A 53-bit string hash (cyrb53) as a string: a request body's fingerprint. */

@@ -100,8 +100,11 @@ export function createJavaScriptApi(
   /** The controls of an account named by its id or one of its API keys. */
   const accountControls = (accountOrKey: string): AccountControls => {
     const db = settledDb()
-    let accountId: string | undefined = db.accountById(accountOrKey)?.id
-    if (accountId === undefined) {
+    const named = typeof accountOrKey === 'string'
+    let accountId: string | undefined = named
+      ? db.accountById(accountOrKey)?.id
+      : undefined
+    if (named && accountId === undefined) {
       for (const found of db.credentialsByHash(accountOrKey) ?? []) {
         if (found.kind === 'api-key' && found.record.secret === accountOrKey)
           accountId = found.record.account_id
@@ -109,7 +112,7 @@ export function createJavaScriptApi(
     }
     if (accountId === undefined) {
       throw new RangeError(
-        `Failed to reach an account's controls: ${JSON.stringify(maskSecret(String(accountOrKey)))} is neither an account id nor an API key of this sandbox. Pass the accountId or apiKey that createApiKey() returned.`,
+        `Failed to reach an account's controls: ${named ? JSON.stringify(maskSecret(accountOrKey)) : String(accountOrKey)} is neither an account id nor an API key of this sandbox. Pass the accountId or apiKey that createApiKey() returned.`,
       )
     }
     return ctx.accounts.controls(accountId)
@@ -123,7 +126,21 @@ export function createJavaScriptApi(
   }
 
   const sandbox: SandboxCore = {
-    fetch: (request) => wiring.fetch(request),
+    fetch(input, init) {
+      const request =
+        typeof input === 'string' || input instanceof URL || init !== undefined
+          ? new Request(input, init)
+          : input
+      // @note As the platform's fetch does: the body can be read only once.
+      if (request.bodyUsed) {
+        return Promise.reject(
+          new TypeError(
+            'Failed to answer a request through sandbox.fetch: its body was already read. Pass a new Request each time, or request.clone() before reading it.',
+          ),
+        )
+      }
+      return wiring.fetch(request)
+    },
     get ready() {
       return ctx.ready
     },
@@ -163,15 +180,27 @@ export function createJavaScriptApi(
       accountsBeingCreated++
       try {
         const now = ctx.clock.now().toISOString()
+        // @note Records seeded through sandbox.db may hold the next ids.
+        let accountId: string
+        do accountId = nextId('account')
+        while (db.accountById(accountId))
         const account = await db.insertAccount({
-          id: nextId('account'),
+          id: accountId,
           name: accountName ?? nextAccountName(),
           created_at: now,
         })
+        let keyId: string
+        do keyId = nextId('apiKeyId')
+        while (db.apiKeyById(keyId))
+        let secret: string
+        do secret = nextId('apiKey')
+        while (
+          db.credentialsByHash(secret)?.some((c) => c.record.secret === secret)
+        )
         const key = await db.insertApiKey({
-          id: nextId('apiKeyId'),
+          id: keyId,
           account_id: account.id,
-          secret: nextId('apiKey'),
+          secret,
           revoked: false,
           created_at: now,
         })

@@ -150,7 +150,7 @@ export function createSandboxCore(
   const router = createRouter(ctx, [
     ...OPERATIONS.map((spec) => operationRoute(ctx, spec)),
     ...sandboxRoutes(ctx, sandbox),
-    ...accountRoutes(ctx, sandbox),
+    ...accountRoutes(ctx),
   ])
   if (session) {
     for (const entry of session.journal.toReversed())

@@ -82,10 +82,12 @@ export interface SandboxCore {
   /**
    * Answers a request without MSW: the one way in, which the MSW handlers,
    * the browser's worker and the standalone server all call. A request the
-   * sandbox does not serve gets a `404 not_found` problem.
+   * sandbox does not serve gets a `404 not_found` problem. Takes what
+   * `fetch` takes: a `Request`, or a URL and its init.
    * @example await sandbox.fetch(new Request('http://localhost/__sandbox/health'))
+   * @example await sandbox.fetch('http://localhost/__sandbox/health')
    */
-  fetch(request: Request): Promise<Response>
+  fetch(input: Request | string | URL, init?: RequestInit): Promise<Response>
   /**
    * The data model as @msw/data Collections (accounts, API keys, customers,
    * tokens), to query and seed from tests. A record written here is

@@ -25,7 +25,8 @@ export type CreatedRecord =
  * and seed them in tests as any @msw/data collection. A record created,
  * updated or deleted here is validated by its schema and behaves as if the
  * API had made it: it counts for `uniqueEmail` and the limits, and an API key
- * or token is usable as a credential.
+ * or token is usable as a credential. A record whose id is taken, or a
+ * credential whose secret is, is refused with a `RangeError`.
  *
  * @example
  * await sandbox.db.customers.create({ id: 'cus_ada', account_id: 'acct_DemoAccount001', name: 'Ada', email: 'ada@example.com', created_at: new Date().toISOString() })
@@ -54,6 +55,7 @@ export interface Database extends SandboxCollections {
   apiKeysOf(accountId: string): readonly ApiKeyRecord[]
   customersOf(accountId: string): readonly CustomerRecord[]
   tokensOf(accountId: string): readonly TokenRecord[]
+  apiKeyById(id: string): ApiKeyRecord | undefined
   customerById(id: string): CustomerRecord | undefined
   tokenById(id: string): TokenRecord | undefined
   insertAccount(record: AccountRecord): Promise<AccountRecord>
@@ -74,9 +76,6 @@ export interface Database extends SandboxCollections {
   /** Whether `email` (case-insensitively) belongs to a customer of the account. */
   emailTaken(accountId: string, email: string): boolean
 }
-
-/** A record as a collection stores it. */
-type Stored<C> = C extends { all(): (infer R)[] } ? R : never
 
 /** The key under which an email is indexed within one account. */
 export const emailKey = (accountId: string, email: string): string =>
@@ -120,6 +119,8 @@ function createIndex<T extends { id: string; account_id?: string }>(
       also.swap?.(prev, next)
     },
     add(record) {
+      // A rebuild may have indexed it between its store and its create's end.
+      if (byId.get(record.id) === record) return
       byId.set(record.id, record)
       if (byAccount && record.account_id !== undefined) {
         const list = byAccount.get(record.account_id)
@@ -172,47 +173,128 @@ export function flattenKeys(
   }
 }
 
+/** What `follow` needs to know of one collection besides its index. */
+interface Following<T> {
+  /** The record's kind with its article, for messages: "a customer". */
+  noun: string
+  /** Why `record` cannot be stored beside the others (its secret taken by a record other than `self`), if so. */
+  conflict?(record: T, self: T | undefined): string | undefined
+  /** Brings the indexes up to date, before a check reads them. */
+  fresh(): void
+  /** Called after an update or a delete went through the collection. */
+  changed(): void
+}
+
 /**
  * Keeps `index` equal to what `collection` holds, whoever writes to it. Its
- * `create` (which `createMany` calls too) indexes the record before it
- * resolves; the hooks report updates and deletes. A record that `reserve`
- * indexed before its create is swapped for the stored one.
+ * `create` (which `createMany` calls too) indexes the record it stores, and
+ * refuses one whose id (or secret) another record has. Updates and deletes
+ * report `changed` once they are done, so the indexes are rebuilt from the
+ * collections: @msw/data's update hook runs before the schema's parse makes
+ * the record it stores (and before an update is refused), and its `clear()`
+ * reports only every other record. A record that `reserve` indexed before
+ * its create is swapped for the stored one. Returns `take`, which deletes
+ * one record and drops it from the indexes without a rebuild.
  */
 function follow<T extends { id: string }>(
   // oxlint-disable-next-line no-explicit-any -- any record schema
   collection: Collection<any>,
   index: Index<T>,
   reserved: Map<string, T>,
-): void {
-  const hooks = collection.hooks
+  following: Following<T>,
+): { take(record: T): void } {
+  const { noun, conflict, fresh, changed } = following
+  // Ids that a create still in progress claims.
+  const claimed = new Set<string>()
+  const refuse = (action: string, values: unknown, self?: T): void => {
+    if (typeof values !== 'object' || values === null) return
+    const record = values as T
+    if (typeof record.id !== 'string') return
+    fresh()
+    const holder = index.byId.get(record.id)
+    const reason =
+      (holder !== undefined && holder !== self) ||
+      (self === undefined && claimed.has(record.id))
+        ? `the id ${JSON.stringify(record.id.slice(0, 100))} is already taken. Give each record an id of its own.`
+        : conflict?.(record, self)
+    if (reason !== undefined) {
+      throw new RangeError(`Failed to ${action} ${noun}: ${reason}`)
+    }
+  }
+
   // @note Not a create hook: each event is a MessageEvent behind a revocable
   // Proxy, awaited per listener, which costs more than the indexing it runs.
   const create = collection.create.bind(collection)
   let keys: symbol[] | undefined
   collection.create = async (initialValues: unknown) => {
-    const record = (await create(initialValues)) as T
-    keys ??= stringKeys(record)
-    flattenKeys(record, keys)
-    const pending = reserved.get(record.id)
-    if (pending !== undefined && pending === initialValues) {
-      reserved.delete(record.id)
-      index.swap(pending, record)
-    } else index.add(record)
-    return record
-  }
-  hooks.on('update', (event) => {
-    if (event.defaultPrevented) return
-    const { prevRecord, nextRecord } = event.data as {
-      prevRecord: T
-      nextRecord: T
+    const pending = reserved.get((initialValues as T | undefined)?.id ?? '')
+    const ownReservation = pending !== undefined && pending === initialValues
+    let claim: string | undefined
+    if (!ownReservation) {
+      refuse('create', initialValues)
+      claim = (initialValues as T).id
+      if (typeof claim === 'string') claimed.add(claim)
     }
-    const current = index.byId.get(prevRecord.id)
-    if (current !== undefined) index.drop(current)
-    index.add(nextRecord)
-  })
-  hooks.on('delete', (event) => {
-    index.drop((event.data as { deletedRecord: T }).deletedRecord)
-  })
+    try {
+      const record = (await create(initialValues)) as T
+      keys ??= stringKeys(record)
+      flattenKeys(record, keys)
+      if (ownReservation && reserved.get(record.id) === pending) {
+        reserved.delete(record.id)
+        index.swap(pending, record)
+      } else index.add(record)
+      return record
+    } finally {
+      if (claim !== undefined) claimed.delete(claim)
+    }
+  }
+
+  // The record an update starts from is the draft's, so a taken id or
+  // secret is refused before anything changes.
+  const guard =
+    (data: (draft: T) => unknown) =>
+    async (draft: T): Promise<void> => {
+      fresh()
+      const self = index.byId.get(draft.id)
+      await data(draft)
+      refuse('update', draft, self)
+    }
+  for (const method of ['update', 'updateMany'] as const) {
+    const original = collection[method].bind(collection)
+    collection[method] = async (
+      predicate: unknown,
+      options: { data: (draft: T) => unknown },
+    ) => {
+      try {
+        // oxlint-disable-next-line no-explicit-any -- the method's own arguments
+        return await (original as any)(predicate, {
+          ...options,
+          data: guard(options.data),
+        })
+      } finally {
+        changed()
+      }
+    }
+  }
+  const remove = collection.delete.bind(collection)
+  for (const method of ['delete', 'deleteMany', 'clear'] as const) {
+    const original = collection[method].bind(collection)
+    collection[method] = (...args: unknown[]) => {
+      try {
+        // oxlint-disable-next-line no-explicit-any -- the method's own arguments
+        return (original as any)(...args)
+      } finally {
+        changed()
+      }
+    }
+  }
+  return {
+    take(record) {
+      fresh()
+      index.drop(record)
+      remove(record)
+    },
+  }
 }
 
 /**
@@ -280,16 +362,84 @@ export function createDatabase(
   const apiKeysByAccount = new Map<string, ApiKeyRecord[]>()
   const customersByAccount = new Map<string, CustomerRecord[]>()
   const tokensByAccount = new Map<string, TokenRecord[]>()
+  const byAccountMaps = [apiKeysByAccount, customersByAccount, tokensByAccount]
   const accountIndex = createIndex<AccountRecord>(undefined)
   const apiKeyIndex = createIndex(apiKeysByAccount, credentialIndex('api-key'))
   const customerIndex = createIndex(customersByAccount, emailIndex)
   const tokenIndex = createIndex(tokensByAccount, credentialIndex('token'))
   const reservedCustomers = new Map<string, CustomerRecord>()
   const reservedTokens = new Map<string, TokenRecord>()
-  follow(accounts, accountIndex, new Map())
-  follow(apiKeys, apiKeyIndex, new Map())
-  follow(customers, customerIndex, reservedCustomers)
-  follow(tokens, tokenIndex, reservedTokens)
+
+  // Updates and deletes through the collections (sandbox.db, never the
+  // request path) make the indexes stale; the next lookup rebuilds them.
+  let stale = false
+  const changed = (): void => {
+    stale = true
+  }
+  const fresh = (): void => {
+    if (!stale) return
+    stale = false
+    for (const map of [byDigest, emails, ...byAccountMaps]) map.clear()
+    for (const index of [accountIndex, apiKeyIndex, customerIndex, tokenIndex])
+      index.byId.clear()
+    for (const record of accounts.all()) accountIndex.add(record)
+    for (const record of apiKeys.all()) apiKeyIndex.add(record)
+    for (const record of customers.all()) customerIndex.add(record)
+    for (const record of tokens.all()) tokenIndex.add(record)
+    // Records an operation reserved and the collection does not hold yet.
+    const pending = <T extends { id: string }>(
+      reserved: Map<string, T>,
+      index: Index<T>,
+    ) => {
+      for (const [id, record] of reserved) {
+        if (index.byId.has(id)) reserved.delete(id)
+        else index.add(record)
+      }
+    }
+    pending(reservedCustomers, customerIndex)
+    pending(reservedTokens, tokenIndex)
+  }
+  const secretTaken = (
+    record: { secret?: unknown },
+    self: ApiKeyRecord | TokenRecord | undefined,
+  ): string | undefined => {
+    const { secret } = record
+    if (typeof secret !== 'string') return undefined
+    const taken = byDigest
+      .get(secretHash(secret))
+      ?.some((c) => c.record !== self && c.record.secret === secret)
+    return taken
+      ? 'its secret is already the secret of another API key or token. Give each credential a secret of its own.'
+      : undefined
+  }
+  follow<AccountRecord>(accounts, accountIndex, new Map(), {
+    noun: 'an account',
+    fresh,
+    changed,
+  })
+  follow<ApiKeyRecord>(apiKeys, apiKeyIndex, new Map(), {
+    noun: 'an API key',
+    conflict: secretTaken,
+    fresh,
+    changed,
+  })
+  const customersFollowed = follow(
+    customers,
+    customerIndex,
+    reservedCustomers,
+    { noun: 'a customer', fresh, changed },
+  )
+  const tokensFollowed = follow<TokenRecord>(
+    tokens,
+    tokenIndex,
+    reservedTokens,
+    {
+      noun: 'a token',
+      conflict: secretTaken,
+      fresh,
+      changed,
+    },
+  )
 
   /**
    * Indexes `record` now and stores it in `collection`: the checks an
@@ -301,6 +451,7 @@ export function createDatabase(
     reserved: Map<string, T>,
     record: T,
   ): Promise<T> => {
+    fresh()
     index.add(record)
     reserved.set(record.id, record)
     try {
@@ -317,20 +468,55 @@ export function createDatabase(
     apiKeys,
     customers,
     tokens,
-    credentialsByHash: (secret) => byDigest.get(secretHash(secret)),
-    accountById: (id) => accountIndex.byId.get(id),
-    accountCount: () => accountIndex.byId.size,
-    recordCount: () =>
-      accountIndex.byId.size +
-      apiKeyIndex.byId.size +
-      customerIndex.byId.size +
-      tokenIndex.byId.size,
-    apiKeysOf: (accountId) => apiKeysByAccount.get(accountId) ?? [],
-    customersOf: (accountId) => customersByAccount.get(accountId) ?? [],
-    tokensOf: (accountId) => tokensByAccount.get(accountId) ?? [],
-    customerById: (id) => customerIndex.byId.get(id),
-    tokenById: (id) => tokenIndex.byId.get(id),
-    emailTaken: (accountId, email) => emails.has(emailKey(accountId, email)),
+    credentialsByHash: (secret) => {
+      fresh()
+      return byDigest.get(secretHash(secret))
+    },
+    accountById: (id) => {
+      fresh()
+      return accountIndex.byId.get(id)
+    },
+    accountCount: () => {
+      fresh()
+      return accountIndex.byId.size
+    },
+    recordCount: () => {
+      fresh()
+      return (
+        accountIndex.byId.size +
+        apiKeyIndex.byId.size +
+        customerIndex.byId.size +
+        tokenIndex.byId.size
+      )
+    },
+    apiKeysOf: (accountId) => {
+      fresh()
+      return apiKeysByAccount.get(accountId) ?? []
+    },
+    customersOf: (accountId) => {
+      fresh()
+      return customersByAccount.get(accountId) ?? []
+    },
+    tokensOf: (accountId) => {
+      fresh()
+      return tokensByAccount.get(accountId) ?? []
+    },
+    apiKeyById: (id) => {
+      fresh()
+      return apiKeyIndex.byId.get(id)
+    },
+    customerById: (id) => {
+      fresh()
+      return customerIndex.byId.get(id)
+    },
+    tokenById: (id) => {
+      fresh()
+      return tokenIndex.byId.get(id)
+    },
+    emailTaken: (accountId, email) => {
+      fresh()
+      return emails.has(emailKey(accountId, email))
+    },
     insertAccount: (record) => accounts.create(record),
     insertApiKey: (record) => apiKeys.create(record),
     insertCustomer: (record) =>
@@ -339,11 +525,8 @@ export function createDatabase(
       reserve(tokens, tokenIndex, reservedTokens, record),
     remove(created) {
       // The records an insert resolved to are the collection's own.
-      if ('customer' in created) {
-        customers.delete(created.customer as Stored<typeof customers>)
-      } else {
-        tokens.delete(created.token as Stored<typeof tokens>)
-      }
+      if ('customer' in created) customersFollowed.take(created.customer)
+      else tokensFollowed.take(created.token)
     },
   }
 }

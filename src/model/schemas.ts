@@ -2,6 +2,7 @@ import { OPERATION_NAMES } from '../request/operations.ts'
 import { MAX_DELAY_MS } from '../defaults.ts'
 import { z } from 'zod'
 import { PERSONAS } from './personas.ts'
+import { isMaskedSecret } from './secrets.ts'
 
 /**
  * One zod schema per shape: the data model's records, the response bodies
@@ -212,22 +213,60 @@ export const SANDBOX_DATA_FORMAT = 'customer-token-sandbox/data'
 export const SANDBOX_DATA_VERSION = 1
 
 /** Everything a sandbox holds, secrets included: the `--data-file` format. */
-export const SandboxDataSchema = z.object({
-  format: z.literal(SANDBOX_DATA_FORMAT),
-  version: z.literal(SANDBOX_DATA_VERSION),
-  seed: z.int(),
-  clock: z.object({ now: isoDate, frozen: z.boolean() }),
-  /** Accounts with a clock of their own; absent when none has one. */
-  account_clocks: z
-    .array(
-      z.object({ account_id: z.string(), now: isoDate, frozen: z.boolean() }),
-    )
-    .optional(),
-  accounts: z.array(AccountRecordSchema),
-  api_keys: z.array(ApiKeyRecordSchema),
-  customers: z.array(CustomerRecordSchema),
-  tokens: z.array(TokenRecordSchema),
-})
+export const SandboxDataSchema = z
+  .object({
+    format: z.literal(SANDBOX_DATA_FORMAT),
+    version: z.literal(SANDBOX_DATA_VERSION),
+    seed: z.int(),
+    clock: z.object({ now: isoDate, frozen: z.boolean() }),
+    /** Accounts with a clock of their own; absent when none has one. */
+    account_clocks: z
+      .array(
+        z.object({ account_id: z.string(), now: isoDate, frozen: z.boolean() }),
+      )
+      .optional(),
+    accounts: z.array(AccountRecordSchema),
+    api_keys: z.array(ApiKeyRecordSchema),
+    customers: z.array(CustomerRecordSchema),
+    tokens: z.array(TokenRecordSchema),
+  })
+  .superRefine(refuseSharedIdsAndSecrets)
+
+/**
+ * Ids are unique within each kind of record and secrets across keys and
+ * tokens, as the sandbox makes them: a copied secret would make a key act
+ * for whichever account came last.
+ */
+function refuseSharedIdsAndSecrets(
+  data: Pick<SandboxData, 'accounts' | 'api_keys' | 'customers' | 'tokens'>,
+  ctx: z.RefinementCtx,
+): void {
+  const secrets = new Set<string>()
+  for (const kind of ['accounts', 'api_keys', 'customers', 'tokens'] as const) {
+    const ids = new Set<string>()
+    data[kind].forEach((record, index) => {
+      if (ids.has(record.id)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [kind, index, 'id'],
+          message: `${JSON.stringify(record.id.slice(0, 100))} is already the id of another record of ${kind}`,
+        })
+      }
+      ids.add(record.id)
+      // Masked secrets share their masks; a masked export is refused as such.
+      if (!('secret' in record) || isMaskedSecret(record.secret)) return
+      if (secrets.has(record.secret)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [kind, index, 'secret'],
+          message:
+            "the secret is already another API key's or token's; each credential needs a secret of its own",
+        })
+      }
+      secrets.add(record.secret)
+    })
+  }
+}
 
 /** Everything a sandbox holds, secrets included. */
 export type SandboxData = z.infer<typeof SandboxDataSchema>

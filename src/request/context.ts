@@ -65,6 +65,11 @@ export interface SandboxContext {
 export interface RequestState {
   readonly requestId: string
   readonly started: number
+  /**
+   * The data the request began on: a reset, load or restore while it is
+   * answered renews `ctx.db`, and the request is then dropped unanswered.
+   */
+  readonly db: Database
   /** When it began, on the clock of the caller's account once known. */
   at: Date
   /** The `Authorization` header as read, before any lookup. */

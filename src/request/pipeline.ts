@@ -72,6 +72,13 @@ export interface OperationSpec {
 
 const IDEMPOTENCY_KEY = /^[\x20-\x7e]{1,255}$/
 
+/**
+ * Thrown when a reset (or load, restore) replaced the data a request was
+ * sent to while it waited: like a restarted server, the sandbox drops it
+ * rather than write into the new data and take the first of its new ids.
+ */
+const DROPPED = Symbol('dropped by a reset')
+
 /** A JSON response with the sandbox's content type. */
 export function json(
   status: number,
@@ -101,6 +108,8 @@ export async function runOperation(
 ): Promise<Response> {
   if (!ctx.seeded) await ctx.ready
   let idempotencyKey: string | undefined
+  // The store the key was begun in: a reset meanwhile makes a new one.
+  let keys = ctx.idempotency
   try {
     const latency = ctx.scenarios.latency()
     if (latency) {
@@ -146,6 +155,7 @@ export async function runOperation(
     checkContentType(request.headers.get('content-type'), spec.bodyTypes)
     const text = await readBody(request, ctx.options.maxBodyBytes)
     const body = parseJsonObject(text)
+    if (ctx.db !== state.db) throw DROPPED
 
     const key = request.headers.get('idempotency-key')
     if (key !== null) {
@@ -160,7 +170,8 @@ export async function runOperation(
         ])
       }
       const scoped = `${principal.accountId}\n${spec.operation}\n${key}`
-      const lookup = ctx.idempotency.begin(
+      keys = ctx.idempotency
+      const lookup = keys.begin(
         scoped,
         hashString(text),
         now.getTime(),
@@ -195,6 +206,7 @@ export async function runOperation(
     }
 
     if (effect?.delayMs) await sleep(effect.delayMs)
+    if (ctx.db !== state.db) throw DROPPED
     // @note Idempotency and rate-limit windows stay on the sandbox clock
     // (`now`): one account moving its clock must not expire another's keys.
     const result = await spec.execute(ctx, principal, body, accountClock.now())
@@ -206,7 +218,7 @@ export async function runOperation(
     }
     if (result.headers) answer.headers.push(...result.headers)
     if (idempotencyKey !== undefined) {
-      ctx.idempotency.complete(idempotencyKey, answer)
+      keys.complete(idempotencyKey, answer)
       idempotencyKey = undefined
     }
     return respond(state, answer)
@@ -216,15 +228,16 @@ export async function runOperation(
       // 422 leaves the key free so that the corrected request can use it.
       if (error instanceof SandboxError && spec.replays?.includes(error.code)) {
         const response = renderError(ctx, state, error)
-        ctx.idempotency.complete(idempotencyKey, {
+        keys.complete(idempotencyKey, {
           status: response.status,
           headers: [...response.headers],
           body: await response.clone().text(),
         })
         return response
       }
-      ctx.idempotency.abandon(idempotencyKey)
+      keys.abandon(idempotencyKey)
     }
+    if (error === DROPPED) return Response.error()
     throw error
   }
 }

@@ -189,6 +189,7 @@ export function createRouter(
       const state: RequestState = {
         requestId,
         started: performance.now(),
+        db: ctx.db,
         at: ctx.clock.now(),
         bearer,
         entry: {
@@ -337,6 +338,7 @@ function record(
     duration_ms: Math.round((performance.now() - state.started) * 1000) / 1000,
     at: isoTime(state.at.getTime()),
   }
-  ctx.journal.record(entry)
+  // A request begun before a reset stays out of the journal it cleared.
+  if (state.db === ctx.db) ctx.journal.record(entry)
   ctx.options.onRequest?.(entry)
 }

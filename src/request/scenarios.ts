@@ -1,5 +1,6 @@
 import { MAX_DELAY_MS } from '../defaults.ts'
 import type { Operation } from './journal.ts'
+import { OPERATION_NAMES } from './operations.ts'
 import { limitHint, LimitReachedError } from './limits.ts'
 
 /** What a scenario does to a call: fail with a status, wait, or drop the connection. */
@@ -91,8 +92,13 @@ export function createScenarios(
       }
       return latency
     },
-    next(operation, options) {
-      checkEffect(options, 'queue a scenario')
+    next(operation, options = {}) {
+      if (operation !== '*' && !OPERATION_NAMES.includes(operation)) {
+        throw new RangeError(
+          `Failed to queue a scenario: ${JSON.stringify(String(operation).slice(0, 100))} is not an operation; use ${OPERATION_NAMES.join(', ')} or "*".`,
+        )
+      }
+      checkEffect(options ?? {}, 'queue a scenario')
       const times = options.times ?? 1
       if (!Number.isInteger(times) || times < 1) {
         throw new RangeError(

@@ -279,17 +279,18 @@ export function validateBody<T>(
               : `${label} must be in ${issue.format} format`
         break
       case 'invalid_value': {
-        // @note Only the token's scopes speak of a catalog; another choice
-        // (a scenario's operation) lists its values.
-        const isScopes = issue.path[0] === 'scopes'
+        // Scopes are the one field whose values come from a catalog.
+        const scope = field === 'scopes'
         const isScope =
-          isScopes && typeof value === 'string' && SCOPE_PATTERN.test(value)
+          scope && typeof value === 'string' && SCOPE_PATTERN.test(value)
         code = isScope ? 'unknown_scope' : 'invalid_format'
         message = isScope
           ? `${label} "${echo(value)}" is not in the scope catalog (${issue.values.join(', ')})`
-          : isScopes && typeof value === 'string'
-            ? `${label} "${echo(value)}" is not a scope of the form <resource>:<access> in the catalog (${issue.values.join(', ')})`
-            : `${label} must be one of ${issue.values.join(', ')}${typeof value === 'string' ? `, not "${echo(value)}"` : ''}`
+          : typeof value !== 'string'
+            ? `${label} must be one of ${issue.values.join(', ')}`
+            : scope
+              ? `${label} "${echo(value)}" is not a scope of the form <resource>:<access> in the catalog (${issue.values.join(', ')})`
+              : `${label} "${echo(value)}" is not one of ${issue.values.join(', ')}`
         break
       }
       case 'custom':

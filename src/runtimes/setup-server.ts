@@ -7,6 +7,8 @@ export type SandboxMswServer = ReturnType<typeof setupServer>
 /** What `setupSandboxServer` does with requests that no handler answers. */
 export type UnhandledStrategy = 'bypass' | 'warn' | 'error'
 
+const UNHANDLED_STRATEGIES: readonly unknown[] = ['bypass', 'warn', 'error']
+
 /** Options of `setupSandboxServer()`. */
 export interface SetupSandboxServerOptions {
   /**
@@ -39,7 +41,22 @@ export function setupSandboxServer(
   sandbox: Pick<Sandbox, 'handlers'>,
   options: SetupSandboxServerOptions = {},
 ): SandboxMswServer {
+  if (
+    !Array.isArray((sandbox as Partial<typeof sandbox> | undefined)?.handlers)
+  ) {
+    throw new TypeError(
+      "Failed to set up the sandbox server: its first argument must be the sandbox that createSandbox() returned, as in setupSandboxServer(createSandbox(), { onUnhandled: 'error' }).",
+    )
+  }
   const { onUnhandled = 'error' } = options
+  if (
+    typeof onUnhandled !== 'function' &&
+    !UNHANDLED_STRATEGIES.includes(onUnhandled)
+  ) {
+    throw new TypeError(
+      `Failed to set up the sandbox server: onUnhandled must be "error", "warn" or "bypass" (got ${JSON.stringify(String(onUnhandled).slice(0, 50))}).`,
+    )
+  }
   const server = setupServer(...sandbox.handlers)
   const listen = server.listen.bind(server)
   // @note msw 2 reads onUnhandledRequest and msw 3 onUnhandledFrame; each
