@@ -331,15 +331,21 @@ export function sandboxRoutes(
     {
       method: 'GET',
       path: '/openapi.json',
+      // The document is the API's, for whoever calls it: no admin token.
       resolve: (call) =>
-        runSandboxCall(ctx, call, () => {
-          document ??= JSON.stringify(
-            createOpenApiDocument(ctx.options, packageJson.version),
-          )
-          return new Response(document, {
-            headers: { 'content-type': 'application/json' },
-          })
-        }),
+        runSandboxCall(
+          ctx,
+          call,
+          () => {
+            document ??= JSON.stringify(
+              createOpenApiDocument(ctx.options, packageJson.version),
+            )
+            return new Response(document, {
+              headers: { 'content-type': 'application/json' },
+            })
+          },
+          { adminGuard: false },
+        ),
     },
   ]
 }

@@ -5,6 +5,7 @@ import { isIdOf } from './model/ids.ts'
 import { PERSONAS } from './model/personas.ts'
 import type { JournalEntry } from './request/journal.ts'
 import { SCOPE_PATTERN } from './model/schemas.ts'
+import { BEARER_CREDENTIAL } from './model/secrets.ts'
 import { DEFAULT_ACCOUNTS, type FixtureAccount } from '../fixtures/demo-keys.ts'
 import { DEFAULTS, MAX_DELAY_MS } from './defaults.ts'
 
@@ -204,6 +205,7 @@ export interface SandboxOptions {
   journalLimit?: number
   /**
    * When set, `/__sandbox/*` (but its health check) requires `Authorization: Bearer <adminToken>`.
+   * At least 16 characters, each one a Bearer credential may hold: letters, digits and `-._~+/` (`=` at the end).
    * @default undefined
    * @example createSandbox({ adminToken: process.env.SANDBOX_ADMIN_TOKEN })
    */
@@ -362,9 +364,14 @@ const OptionsSchema = z
       .partial()
       .strict(),
     journalLimit: positiveInt(),
-    adminToken: z.string().min(16, {
-      message: 'must be at least 16 characters long',
-    }),
+    adminToken: z
+      .string()
+      .min(16, { message: 'must be at least 16 characters long' })
+      // @note Else no Authorization header can carry it: the surface locks.
+      .regex(BEARER_CREDENTIAL, {
+        message:
+          'must be one Bearer credential: letters, digits and - . _ ~ + / (then = at the end), no spaces or quotes',
+      }),
     onRequest: z.custom<(entry: JournalEntry) => void>(
       (value) => typeof value === 'function',
       { message: 'must be a function (entry) => void' },

@@ -251,7 +251,7 @@ export const FLAG_TABLE = {
     flag: 'admin-token',
     value: 'TOKEN',
     parse: text,
-    help: 'guards /__sandbox/*, at least 16 characters',
+    help: 'guards /__sandbox/*, at least 16 letters, digits or -._~+/',
     env: 'SANDBOX_ADMIN_TOKEN',
     config: true,
   },

@@ -1,4 +1,13 @@
 /**
+ * What a Bearer credential may be (RFC 6750 b64token): letters, digits and
+ * `-._~+/`, with `=` padding at the end. A secret outside it cannot be sent.
+ *
+ * @example
+ * BEARER_CREDENTIAL.test('sk_test_DemoKeyForTheSandbox0001') // true
+ */
+export const BEARER_CREDENTIAL: RegExp = /^[A-Za-z0-9\-._~+/]+=*$/
+
+/**
  * A 32-bit FNV-1a digest of the whole secret, the key of the credential
  * index: a lookup by it takes time that depends on the secret's length
  * alone, and the secrets that share a digest are then compared in constant

@@ -1,7 +1,11 @@
 import type { Database } from '../model/db.ts'
 import { SandboxError } from './errors.ts'
 import { READ_ONLY_SCOPES, type Persona } from '../model/personas.ts'
-import { constantTimeEqual, maskSecret } from '../model/secrets.ts'
+import {
+  BEARER_CREDENTIAL,
+  constantTimeEqual,
+  maskSecret,
+} from '../model/secrets.ts'
 
 /** The realm of every `WWW-Authenticate` challenge. */
 export const REALM = 'sandbox'
@@ -24,9 +28,8 @@ export interface Principal {
   persona: Persona | undefined
 }
 
-// RFC 7235 token for the scheme, RFC 6750 b64token for the credential.
+// RFC 7235 token for the scheme; the credential is BEARER_CREDENTIAL.
 const AUTHORIZATION = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+)(?: +(.*))?$/
-const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/
 
 const challenge = (params = ''): Record<string, string> => ({
   'www-authenticate': `Bearer realm="${REALM}"${params}`,
@@ -50,7 +53,7 @@ export function readBearer(header: string | null): BearerResult {
   const match = AUTHORIZATION.exec(header.trim())
   if (!match || match[1]!.toLowerCase() !== 'bearer') return { kind: 'missing' }
   const credential = match[2] ?? ''
-  if (!B64TOKEN.test(credential)) {
+  if (!BEARER_CREDENTIAL.test(credential)) {
     return { kind: 'malformed', masked: maskSecret(credential) }
   }
   return { kind: 'bearer', credential, masked: maskSecret(credential) }

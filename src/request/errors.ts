@@ -48,7 +48,7 @@ export const ERROR_REGISTRY = {
   unsupported_media_type: {
     status: 415,
     title: 'Unsupported media type',
-    when: 'POST /v1/customers without `Content-Type: application/json`, or POST /v2/tokens with a type other than JSON or text/plain.',
+    when: 'POST /v1/customers without `Content-Type: application/json`, or POST /v2/tokens with a type other than JSON or text/plain; or a compressed body (`Content-Encoding` other than identity), which the sandbox never decodes.',
     trigger: 'Content-Type: application/x-www-form-urlencoded',
   },
   payload_too_large: {

@@ -205,13 +205,13 @@ export function createRouter(
       let response: Response
       try {
         const found = place.area === undefined ? undefined : lookup(place.path)
-        const route = found?.entry.methods.get(request.method)
+        const route = found && routeFor(found.entry.methods, request.method)
         if (!found || !route) {
           throw unrouted(
             place.area,
             request.method,
             place.pathname,
-            found && [...found.entry.methods.keys()],
+            found && allowedMethods(found.entry.methods),
           )
         }
         operation = route.operation
@@ -235,6 +235,13 @@ export function createRouter(
         const { headers } = response
         for (const [name, value] of state.headers) headers.set(name, value)
       }
+      if (request.method === 'HEAD' && response.body !== null) {
+        await response.body.cancel()
+        response = new Response(null, {
+          status: response.status,
+          headers: response.headers,
+        })
+      }
       if (place.area === 'api') {
         record(ctx, state, request.method, place.pathname, operation, response)
       }
@@ -256,6 +263,27 @@ export function createRouter(
       ),
     },
   }
+}
+
+/**
+ * The route of a method on one path; HEAD runs the GET route (RFC 9110,
+ * section 9.3.2), whose body the router then drops.
+ */
+function routeFor(
+  methods: ReadonlyMap<string, Route>,
+  method: string,
+): Route | undefined {
+  return (
+    methods.get(method) ?? (method === 'HEAD' ? methods.get('GET') : undefined)
+  )
+}
+
+/** The methods a path takes, as `Allow` lists them: HEAD wherever GET is. */
+function allowedMethods(methods: ReadonlyMap<string, Route>): string[] {
+  const allowed = [...methods.keys()]
+  const get = allowed.indexOf('GET')
+  if (get !== -1 && !methods.has('HEAD')) allowed.splice(get + 1, 0, 'HEAD')
+  return allowed
 }
 
 /**

@@ -52,6 +52,15 @@ export async function readBody(
   request: Request,
   maxBytes: number,
 ): Promise<string> {
+  const encoding = request.headers.get('content-encoding')?.trim()
+  if (encoding && encoding.toLowerCase() !== 'identity') {
+    // @note Never inflated: a compressed body is refused before it is read.
+    throw new SandboxError(
+      'unsupported_media_type',
+      `The body is sent with Content-Encoding: ${clip(encoding)}, which the sandbox does not decode; send it uncompressed (no Content-Encoding).`,
+      { headers: { 'accept-encoding': 'identity' } },
+    )
+  }
   const declared = request.headers.get('content-length')
   if (declared !== null && Number(declared) > maxBytes) {
     throw payloadTooLarge(maxBytes)
@@ -256,11 +265,18 @@ export function validateBody<T>(
               : `${label} must be at most ${String(issue.maximum)} characters long`
             : issue.origin === 'array'
               ? `${label} must list ${issue.code === 'too_small' ? `at least ${String((issue as { minimum?: unknown }).minimum)}` : `at most ${String((issue as { maximum?: unknown }).maximum)}`} entries`
-              : `${label} is out of range`
+              : issue.code === 'too_small'
+                ? `${label} must be ${issue.inclusive === false ? 'more than' : 'at least'} ${String(issue.minimum)}`
+                : `${label} must be ${issue.inclusive === false ? 'less than' : 'at most'} ${String(issue.maximum)}`
         break
       case 'invalid_format':
         code = 'invalid_format'
-        message = `${label} must be ${issue.format === 'email' ? 'an email address' : `in ${issue.format} format`}`
+        message =
+          issue.format === 'email'
+            ? `${label} must be an email address`
+            : issue.format === 'regex' && typeof value === 'string'
+              ? `${label} must match ${String((issue as { pattern?: unknown }).pattern)}, not "${echo(value)}"`
+              : `${label} must be in ${issue.format} format`
         break
       case 'invalid_value': {
         // Scopes are the one field whose values come from a catalog.

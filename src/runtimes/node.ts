@@ -495,6 +495,7 @@ export async function createSandboxServer(
   }
 
   const sockets = new Set<Socket>()
+  const turns = new WeakMap<Socket, Turns>()
   const server = createServer(
     {
       headersTimeout,
@@ -509,29 +510,71 @@ export async function createSandboxServer(
       ),
     },
     (req: IncomingMessage, res: ServerResponse) => {
-      const started = performance.now()
-      try {
-        serve(req, res, started).catch((error: unknown) =>
-          lastResort(res, error),
-        )
-      } catch (error) {
-        lastResort(res, error)
+      const run = (): void => {
+        const started = performance.now()
+        try {
+          serve(req, res, started).catch((error: unknown) =>
+            lastResort(res, error),
+          )
+        } catch (error) {
+          lastResort(res, error)
+        }
       }
+      // @note Pipelined requests are answered in order anyway: each waits for
+      // the answer before it to be handed to the socket. node:http stops
+      // reading a connection whose answers back up, but only once they are
+      // written; run at once, a 64 KB write of requests would build hundreds
+      // of answers in memory for a client that never reads them.
+      const turn = turns.get(req.socket) ?? {
+        tail: Promise.resolve(),
+        open: 0,
+        last: req,
+      }
+      turns.set(req.socket, turn)
+      const previous = turn.tail
+      turn.tail = new Promise<void>((resolve) => res.once('close', resolve))
+      turn.last = req
+      turn.open++
+      void turn.tail.then(() => turn.open--)
+      if (turn.open === 1) run()
+      else void previous.then(run)
     },
   )
   server.keepAliveTimeout = keepAliveTimeout
   // Counted by the edge, which answers 431 past the limit.
   server.maxHeadersCount = maxHeadersCount + 1
   server.maxConnections = maxConnections
+  const refusing = new WeakSet<Duplex>()
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
-    // The answer node:http has begun on this socket, if any.
-    const open = Reflect.get(socket, '_httpMessage') as
-      ServerResponse | undefined
-    if (error.code === 'ECONNRESET' || !socket.writable || open?.headersSent) {
+    if (refusing.has(socket)) return
+    if (error.code === 'ECONNRESET' || !socket.writable) {
       socket.destroy()
       return
     }
-    socket.end(clientErrorAnswer(error.code, limits), () => socket.destroy())
+    const answer = (): void => {
+      if (socket.writable) {
+        socket.end(clientErrorAnswer(error.code, limits), () =>
+          socket.destroy(),
+        )
+      } else socket.destroy()
+    }
+    // @note A fault after whole requests still being answered is the next
+    // request's: those before it are answered first, as the client counts
+    // answers in order (otherwise a stored create would read as refused).
+    const turn = turns.get(socket as Socket)
+    if (turn !== undefined && turn.open > 0 && turn.last.complete) {
+      refusing.add(socket)
+      void turn.tail.then(answer)
+      return
+    }
+    // The answer node:http has begun on this socket, if any.
+    const open = Reflect.get(socket, '_httpMessage') as
+      ServerResponse | undefined
+    if (open?.headersSent) {
+      socket.destroy()
+      return
+    }
+    answer()
   })
   server.on('connection', (socket) => {
     sockets.add(socket)
@@ -551,16 +594,17 @@ export async function createSandboxServer(
                 `Not allowed to listen on ${host}:${port}; ports below 1024 need privileges. Pick another with --port.`,
                 1,
               )
-            : NO_SUCH_ADDRESS.has(error.code ?? '')
+            : error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND'
               ? new SandboxStartError(
-                  `Cannot listen on ${host}: it is no address of this machine (${error.code}). Pass one of its addresses with --host (or HOST), such as 127.0.0.1, or ::1 for IPv6.`,
+                  `Cannot listen on ${host}: ${error.code === 'ENOTFOUND' ? 'no such host name' : 'it is not an address of this machine'} (${error.code}). Pass --host 127.0.0.1 to serve this machine only, or --host 0.0.0.0 (with --admin-token) to serve every network it is on.`,
                   1,
                 )
               : error,
       )
     })
-    // `[::1]` as a URL writes it: node:net takes the address without brackets.
-    server.listen(port, host.replace(/^\[(.*)\]$/, '$1'), () => resolve())
+    // `[::1]` as in a URL is the address ::1.
+    const listenOn = /^\[.*\]$/.test(host) ? host.slice(1, -1) : host
+    server.listen(port, listenOn, () => resolve())
   }).catch(async (error: unknown) => {
     await abandon()
     throw error
@@ -601,9 +645,6 @@ export async function createSandboxServer(
     },
   }
 }
-
-// What listen() fails with for a host that no interface here has.
-const NO_SUCH_ADDRESS = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EADDRNOTAVAIL'])
 
 /** A start-up failure with the exit code the CLI should use. */
 export class SandboxStartError extends Error {
@@ -800,6 +841,16 @@ class ServerRequest extends NodeRequest {
   }
 }
 
+/** The answers of one connection still to be sent, in the order of its requests. */
+interface Turns {
+  /** Settles when the answer to the last request so far has been handed to the socket (or the connection closed). */
+  tail: Promise<void>
+  /** How many requests wait for their answers. */
+  open: number
+  /** The last request read. */
+  last: IncomingMessage
+}
+
 /**
  * Calls `cut` once if the client goes away before the whole body has come:
  * now, when it left while the sandbox waited (a slow persona, a delay), or
@@ -872,6 +923,32 @@ function logOf(entry: JournalEntry): RequestLog {
 const newRequestId = (): string =>
   `req_${crypto.randomUUID().replaceAll('-', '').slice(0, 16)}`
 
+const HEADER_LINES =
+  ': each header line is "Name: value" ending in CRLF, with no space in the name, no control character and no folded continuation line'
+const FRAMING =
+  ': frame a body with one Content-Length of digits or with Transfer-Encoding: chunked, never both'
+const CHUNKS =
+  ': each chunk of a chunked body is its hexadecimal size, CRLF, the data and CRLF, and the body ends with 0 CRLF CRLF'
+
+/** What to fix, by the code of node:http's parser. */
+const PARSE_HINTS: Record<string, string> = {
+  HPE_INVALID_METHOD:
+    ': the method must be one HTTP knows, in upper case (POST, GET, …)',
+  HPE_PAUSED_H2_UPGRADE: ': this server speaks HTTP/1.1 only, not HTTP/2',
+  HPE_INVALID_VERSION:
+    ': the request line is "METHOD /path HTTP/1.1" ending in CRLF',
+  HPE_INVALID_CONSTANT:
+    ': the request line is "METHOD /path HTTP/1.1" ending in CRLF, with a path that holds no space',
+  HPE_INVALID_HEADER_TOKEN: HEADER_LINES,
+  HPE_CR_EXPECTED: HEADER_LINES,
+  HPE_LF_EXPECTED: HEADER_LINES,
+  HPE_INVALID_CONTENT_LENGTH: FRAMING,
+  HPE_UNEXPECTED_CONTENT_LENGTH: FRAMING,
+  HPE_INVALID_TRANSFER_ENCODING: FRAMING,
+  HPE_INVALID_CHUNK_SIZE: CHUNKS,
+  HPE_STRICT: CHUNKS,
+}
+
 /**
  * The raw answer to a request node:http could not take (a timeout, headers
  * too large, malformed HTTP), as problem JSON that names the limit.
@@ -893,7 +970,7 @@ function clientErrorAnswer(
           )
         : new SandboxError(
             'invalid_request',
-            `This is not an HTTP/1.1 request the server can read (${code ?? 'malformed'}).`,
+            `This is not an HTTP/1.1 request the server can read (${code ?? 'malformed'})${PARSE_HINTS[code ?? ''] ?? ''}.`,
           )
   const requestId = newRequestId()
   const body = JSON.stringify(error.toProblem(requestId))
