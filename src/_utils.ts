@@ -8,6 +8,7 @@ const loadedSetTimeout = globalThis.setTimeout
  * Vitest's and Jest's, keeps the original as `clock._setTimeout`.
  */
 const realSetTimeout = (): typeof setTimeout =>
+  // oxlint-disable-next-line no-underscore-dangle -- @sinonjs/fake-timers' own name
   (loadedSetTimeout as { clock?: { _setTimeout?: typeof setTimeout } }).clock
     ?._setTimeout ?? loadedSetTimeout
 
