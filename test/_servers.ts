@@ -9,6 +9,7 @@ import {
   type SandboxServer,
   type SandboxServerOptions,
 } from '../src/runtimes/node.ts'
+import { main } from '../src/cli/cli.ts'
 import { spawnCli, type Spawned, type SpawnOptions } from './_spawn.ts'
 
 // @note Everything here is undone when the current test finishes. vitest runs
@@ -153,4 +154,27 @@ export function captureOutput(): { stream: Writable; text(): string } {
     },
   })
   return { stream, text: () => text }
+}
+
+/**
+ * Runs the CLI's `main()` in this process with `args` and no environment,
+ * closes the server it started, if any, and gives what it wrote to stderr
+ * with its exit code.
+ *
+ * @example
+ * const [stderr, exitCode] = await runMain(['--port', 'http'])
+ * expect(exitCode).toBe(2)
+ */
+export async function runMain(
+  args: string[],
+): Promise<[string, number | undefined]> {
+  const err = captureOutput()
+  const { exitCode, server } = await main({
+    args,
+    stdout: captureOutput().stream,
+    stderr: err.stream,
+    env: {},
+  })
+  await server?.close()
+  return [err.text(), exitCode]
 }

@@ -2,27 +2,14 @@ import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { expect, it } from 'vitest'
 import { main } from '../../src/cli/cli.ts'
-import { captureOutput, tempFolder } from '../_servers.ts'
-
-/** What `main()` says on stderr for `args`, and its exit code. */
-async function run(args: string[]): Promise<[string, number | undefined]> {
-  const err = captureOutput()
-  const { exitCode, server } = await main({
-    args,
-    stdout: captureOutput().stream,
-    stderr: err.stream,
-    env: {},
-  })
-  await server?.close()
-  return [err.text(), exitCode]
-}
+import { captureOutput, runMain, tempFolder } from '../_servers.ts'
 
 async function withConfig(
   config: object,
 ): Promise<[string, number | undefined]> {
   const file = join(await tempFolder('cts-config-'), 'sandbox.config.json')
   await writeFile(file, JSON.stringify({ port: 0, ...config }))
-  return run(['--config', file, '--quiet'])
+  return runMain(['--config', file, '--quiet'])
 }
 
 // A config file's server options of the wrong type reached node's own

@@ -1,18 +1,10 @@
 import { expect, it } from 'vitest'
-import { main } from '../../src/cli/cli.ts'
-import { captureOutput } from '../_servers.ts'
+import { runMain } from '../_servers.ts'
 
 /** The first line `main()` writes to stderr for `args`, and its exit code. */
 async function refusal(args: string[]): Promise<[string, number | undefined]> {
-  const err = captureOutput()
-  const { exitCode, server } = await main({
-    args,
-    stdout: captureOutput().stream,
-    stderr: err.stream,
-    env: {},
-  })
-  await server?.close()
-  return [err.text().split('\n')[0]!, exitCode]
+  const [stderr, exitCode] = await runMain(args)
+  return [stderr.split('\n')[0]!, exitCode]
 }
 
 // These said "--unique-email needs a value: --unique-email <value>", and a
