@@ -495,7 +495,8 @@ export async function createSandboxServer(
   }
 
   const sockets = new Set<Socket>()
-  const turns = new WeakMap<Socket, Turns>()
+  // The last answer each connection has begun or queued.
+  const answering = new WeakMap<Socket, ServerResponse>()
   const server = createServer(
     {
       headersTimeout,
@@ -525,19 +526,10 @@ export async function createSandboxServer(
       // reading a connection whose answers back up, but only once they are
       // written; run at once, a 64 KB write of requests would build hundreds
       // of answers in memory for a client that never reads them.
-      const turn = turns.get(req.socket) ?? {
-        tail: Promise.resolve(),
-        open: 0,
-        last: req,
-      }
-      turns.set(req.socket, turn)
-      const previous = turn.tail
-      turn.tail = new Promise<void>((resolve) => res.once('close', resolve))
-      turn.last = req
-      turn.open++
-      void turn.tail.then(() => turn.open--)
-      if (turn.open === 1) run()
-      else void previous.then(run)
+      const before = answering.get(req.socket)
+      answering.set(req.socket, res)
+      if (before === undefined || before.closed) run()
+      else before.once('close', run)
     },
   )
   server.keepAliveTimeout = keepAliveTimeout
@@ -561,10 +553,10 @@ export async function createSandboxServer(
     // @note A fault after whole requests still being answered is the next
     // request's: those before it are answered first, as the client counts
     // answers in order (otherwise a stored create would read as refused).
-    const turn = turns.get(socket as Socket)
-    if (turn !== undefined && turn.open > 0 && turn.last.complete) {
+    const before = answering.get(socket as Socket)
+    if (before !== undefined && !before.closed && before.req.complete) {
       refusing.add(socket)
-      void turn.tail.then(answer)
+      before.once('close', answer)
       return
     }
     // The answer node:http has begun on this socket, if any.
@@ -839,16 +831,6 @@ class ServerRequest extends NodeRequest {
       whenCut(req, () => reject(cutShort()))
     })
   }
-}
-
-/** The answers of one connection still to be sent, in the order of its requests. */
-interface Turns {
-  /** Settles when the answer to the last request so far has been handed to the socket (or the connection closed). */
-  tail: Promise<void>
-  /** How many requests wait for their answers. */
-  open: number
-  /** The last request read. */
-  last: IncomingMessage
 }
 
 /**
