@@ -108,8 +108,9 @@ export async function runOperation(
 ): Promise<Response> {
   if (!ctx.seeded) await ctx.ready
   let idempotencyKey: string | undefined
-  // The store the key was begun in: a reset meanwhile makes a new one.
-  let keys = ctx.idempotency
+  // The store a key is begun in: a reset meanwhile makes a new one (and the
+  // request is dropped before it begins a key in that one).
+  const keys = ctx.idempotency
   try {
     const latency = ctx.scenarios.latency()
     if (latency) {
@@ -170,7 +171,6 @@ export async function runOperation(
         ])
       }
       const scoped = `${principal.accountId}\n${spec.operation}\n${key}`
-      keys = ctx.idempotency
       const lookup = keys.begin(
         scoped,
         hashString(text),
