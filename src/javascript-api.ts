@@ -181,26 +181,21 @@ export function createJavaScriptApi(
       try {
         const now = ctx.clock.now().toISOString()
         // @note Records seeded through sandbox.db may hold the next ids.
-        let accountId: string
-        do accountId = nextId('account')
-        while (db.accountById(accountId))
         const account = await db.insertAccount({
-          id: accountId,
+          id: unused(() => nextId('account'), db.accountById),
           name: accountName ?? nextAccountName(),
           created_at: now,
         })
-        let keyId: string
-        do keyId = nextId('apiKeyId')
-        while (db.apiKeyById(keyId))
-        let secret: string
-        do secret = nextId('apiKey')
-        while (
-          db.credentialsByHash(secret)?.some((c) => c.record.secret === secret)
-        )
         const key = await db.insertApiKey({
-          id: keyId,
+          id: unused(() => nextId('apiKeyId'), db.apiKeyById),
           account_id: account.id,
-          secret,
+          secret: unused(
+            () => nextId('apiKey'),
+            (secret) =>
+              db
+                .credentialsByHash(secret)
+                ?.some((c) => c.record.secret === secret),
+          ),
           revoked: false,
           created_at: now,
         })
@@ -395,4 +390,16 @@ function sessionOptions(options: ResolvedOptions): Record<string, unknown> {
     ...rest
   } = options
   return { ...rest, ...(baseUrl && { baseUrl: baseUrl.href }) }
+}
+
+/**
+ * The first value `make` gives that nothing `holds` yet.
+ *
+ * @example
+ * unused(() => nextId('account'), db.accountById) // 'acct_…', free
+ */
+function unused(make: () => string, holds: (value: string) => unknown): string {
+  let value = make()
+  while (holds(value)) value = make()
+  return value
 }
