@@ -399,6 +399,13 @@ export function createDatabase(
     pending(reservedCustomers, customerIndex)
     pending(reservedTokens, tokenIndex)
   }
+  // Every lookup first brings the indexes up to date.
+  const read =
+    <A extends unknown[], R>(lookup: (...args: A) => R) =>
+    (...args: A): R => {
+      fresh()
+      return lookup(...args)
+    }
   const secretTaken = (
     record: { secret?: unknown },
     self: ApiKeyRecord | TokenRecord | undefined,
@@ -468,55 +475,31 @@ export function createDatabase(
     apiKeys,
     customers,
     tokens,
-    credentialsByHash: (secret) => {
-      fresh()
-      return byDigest.get(secretHash(secret))
-    },
-    accountById: (id) => {
-      fresh()
-      return accountIndex.byId.get(id)
-    },
-    accountCount: () => {
-      fresh()
-      return accountIndex.byId.size
-    },
-    recordCount: () => {
-      fresh()
-      return (
+    credentialsByHash: read((secret: string) =>
+      byDigest.get(secretHash(secret)),
+    ),
+    accountById: read((id: string) => accountIndex.byId.get(id)),
+    accountCount: read(() => accountIndex.byId.size),
+    recordCount: read(
+      () =>
         accountIndex.byId.size +
         apiKeyIndex.byId.size +
         customerIndex.byId.size +
-        tokenIndex.byId.size
-      )
-    },
-    apiKeysOf: (accountId) => {
-      fresh()
-      return apiKeysByAccount.get(accountId) ?? []
-    },
-    customersOf: (accountId) => {
-      fresh()
-      return customersByAccount.get(accountId) ?? []
-    },
-    tokensOf: (accountId) => {
-      fresh()
-      return tokensByAccount.get(accountId) ?? []
-    },
-    apiKeyById: (id) => {
-      fresh()
-      return apiKeyIndex.byId.get(id)
-    },
-    customerById: (id) => {
-      fresh()
-      return customerIndex.byId.get(id)
-    },
-    tokenById: (id) => {
-      fresh()
-      return tokenIndex.byId.get(id)
-    },
-    emailTaken: (accountId, email) => {
-      fresh()
-      return emails.has(emailKey(accountId, email))
-    },
+        tokenIndex.byId.size,
+    ),
+    apiKeysOf: read(
+      (accountId: string) => apiKeysByAccount.get(accountId) ?? [],
+    ),
+    customersOf: read(
+      (accountId: string) => customersByAccount.get(accountId) ?? [],
+    ),
+    tokensOf: read((accountId: string) => tokensByAccount.get(accountId) ?? []),
+    apiKeyById: read((id: string) => apiKeyIndex.byId.get(id)),
+    customerById: read((id: string) => customerIndex.byId.get(id)),
+    tokenById: read((id: string) => tokenIndex.byId.get(id)),
+    emailTaken: read((accountId: string, email: string) =>
+      emails.has(emailKey(accountId, email)),
+    ),
     insertAccount: (record) => accounts.create(record),
     insertApiKey: (record) => apiKeys.create(record),
     insertCustomer: (record) =>
