@@ -140,17 +140,46 @@ export async function startSandboxWorker(
     },
   }
   const worker = setupWorker(...toMswHandlers(saved))
-  await worker.start({
-    quiet,
-    // msw 2 calls it onUnhandledRequest, msw 3 onUnhandledFrame.
-    onUnhandledRequest,
-    onUnhandledFrame: onUnhandledRequest,
-    serviceWorker: {
-      url: serviceWorker?.url ?? DEFAULT_WORKER_URL,
-      ...(serviceWorker?.options && { options: serviceWorker.options }),
-    },
-  } as StartOptions)
-  if (storage) addEventListener('pagehide', save)
+  const scriptUrl = serviceWorker?.url ?? DEFAULT_WORKER_URL
+  let registration: ServiceWorkerRegistration | undefined
+  try {
+    registration = await worker.start({
+      quiet,
+      // msw 2 calls it onUnhandledRequest, msw 3 onUnhandledFrame.
+      onUnhandledRequest,
+      onUnhandledFrame: onUnhandledRequest,
+      serviceWorker: {
+        url: scriptUrl,
+        ...(serviceWorker?.options && { options: serviceWorker.options }),
+      },
+    } as StartOptions)
+  } catch (error) {
+    // @note A dev server that answers a missing file with the app's page
+    // makes msw report a MIME type, with no word of the worker script.
+    throw new Error(
+      `${PREFIX} The service worker did not start from ${new URL(scriptUrl, location.href).href}: ${reason((error as Error).message)} ${WORKER_HINT}`,
+      { cause: error },
+    )
+  }
+  if (registration && !location.href.startsWith(registration.scope)) {
+    // @note msw only warns, and not at all when quiet: every request would
+    // then go to the network with nothing said.
+    await worker.stop()
+    throw new Error(
+      `${PREFIX} The service worker at ${new URL(scriptUrl, location.href).href} controls ${registration.scope} only, and this page (${location.href}) is outside it, so the sandbox would answer nothing here. Serve mockServiceWorker.js from a folder that contains the page (the site's root: \`npx msw init public\`), or serve it with the header "Service-Worker-Allowed: /" and pass serviceWorker: { url, options: { scope: '/' } }.`,
+    )
+  }
+  // Another tab of this origin saved: take its data, so that its records are
+  // not overwritten by this tab's next save.
+  const onStorage = (event: StorageEvent): void => {
+    if (event.key !== key || event.newValue === null) return
+    if (event.storageArea !== storage) return
+    void restore(sandbox, storage, key, { fallback: false })
+  }
+  if (storage) {
+    addEventListener('pagehide', save)
+    addEventListener('storage', onStorage)
+  }
 
   return Object.assign(sandbox, {
     handlers: toMswHandlers(router),
@@ -161,6 +190,7 @@ export async function startSandboxWorker(
       save()
       saving = false
       removeEventListener('pagehide', save)
+      removeEventListener('storage', onStorage)
       await worker.stop()
     },
   })
@@ -178,10 +208,24 @@ function openStorage(): Storage | undefined {
   }
 }
 
+const WORKER_HINT =
+  "Serve msw's mockServiceWorker.js at that URL: copy it into the folder your server serves as the site's root with `npx msw init <folder>` (`npx msw init public` for Vite), or add sandbox() from customer-token-sandbox/vite to the Vite config, which serves it; or pass serviceWorker: { url } where it is served."
+
+/** What went wrong, from msw's message without its own advice. */
+function reason(message: string): string {
+  const browser = /with script \(.*?\): (.*)/.exec(message)
+  if (browser) return browser[1]!.trim()
+  return message
+    .replace(/^\[MSW\]\s*/, '')
+    .replace(/\s+/g, ' ')
+    .trim()
+}
+
 async function restore(
   sandbox: SandboxCore,
   storage: Storage,
   key: string,
+  { fallback = true } = {},
 ): Promise<boolean> {
   const text = storage.getItem(key)
   if (text === null) return false
@@ -206,6 +250,12 @@ async function restore(
     }
     return true
   } catch (error) {
+    if (!fallback) {
+      console.warn(
+        `${PREFIX} Ignored what another tab saved in localStorage["${key}"]: ${(error as Error).message}`,
+      )
+      return false
+    }
     console.warn(
       `${PREFIX} Ignored what localStorage["${key}"] holds and started from the seed: ${(error as Error).message.replace(/^Failed to load sandbox data: /, '')}`,
     )

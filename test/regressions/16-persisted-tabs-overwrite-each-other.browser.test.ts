@@ -1,0 +1,75 @@
+import type { Browser, BrowserContext, Page } from 'playwright-core'
+import type { ViteDevServer } from 'vite'
+import { afterAll, beforeAll, expect, it } from 'vitest'
+import { DEMO_KEY_ONE } from '../../fixtures/demo-keys.ts'
+import { sandbox } from '../../src/runtimes/vite.ts'
+import { fetchIn, launchChromium, postIn, startDevServer } from '../_browser.ts'
+
+// With `persist` on, two tabs of one app each kept their own data and saved
+// it whole: a customer created (201) in one tab was overwritten by the other
+// tab's next save and was gone after a reload.
+
+let server: ViteDevServer
+let url: string
+let browser: Browser
+let context: BrowserContext
+beforeAll(async () => {
+  ;({ server, url } = await startDevServer({
+    configFile: false,
+    root: new URL('../browser-page/', import.meta.url).pathname,
+    plugins: [sandbox({ start: false })],
+  }))
+  browser = await launchChromium()
+  // One context: the tabs share the origin's localStorage and worker.
+  context = await browser.newContext()
+})
+afterAll(async () => {
+  await browser?.close()
+  await server?.close()
+})
+
+const errors: string[] = []
+async function tab(): Promise<Page> {
+  const page = await context.newPage()
+  page.on('pageerror', (error) => errors.push(error.message))
+  await page.goto(`${url}?persist`)
+  await page.locator('#status', { hasText: /ready|restored/ }).waitFor()
+  return page
+}
+
+const names = async (page: Page): Promise<string[]> =>
+  (await fetchIn(page, '/__sandbox/state')).body.customers.map(
+    (customer: { name: string }) => customer.name,
+  )
+
+it('keeps the customers each tab created, in every tab and after a reload', async () => {
+  const first = await tab()
+  const second = await tab()
+  const created = (page: Page, name: string) =>
+    postIn(
+      page,
+      '/v1/customers',
+      { name, email: 'tab@example.com' },
+      DEMO_KEY_ONE,
+    )
+
+  expect((await created(first, 'Created in the first tab')).status).toBe(201)
+  // The second tab takes what the first saved before it writes its own.
+  await expect
+    .poll(() => names(second), { timeout: 5000 })
+    .toContain('Created in the first tab')
+  expect((await created(second, 'Created in the second tab')).status).toBe(201)
+  await expect
+    .poll(() => names(first), { timeout: 5000 })
+    .toContain('Created in the second tab')
+
+  const third = await tab()
+  expect(await third.locator('#status').textContent()).toBe('restored')
+  expect(await names(third)).toEqual(
+    expect.arrayContaining([
+      'Created in the first tab',
+      'Created in the second tab',
+    ]),
+  )
+  expect(errors).toEqual([])
+})
