@@ -62,6 +62,7 @@ export interface WorkerSource {
  * @see https://vite.dev/guide/api-plugin
  */
 export function sandbox(options: SandboxPluginOptions = {}): Plugin {
+  checkPluginOptions(options)
   const { start = {}, demo = false } = options
   let workerUrl = `/${WORKER_FILENAME}`
   let source: WorkerSource | undefined
@@ -77,6 +78,18 @@ export function sandbox(options: SandboxPluginOptions = {}): Plugin {
       if (start !== false) return { optimizeDeps: { include: [BROWSER_ENTRY] } }
     },
     async configResolved(config) {
+      const copies = config.plugins.filter(
+        (plugin) => plugin.name === 'customer-token-sandbox',
+      ).length
+      if (copies > 1) {
+        // @note Each copy would start a sandbox and hold the page's requests
+        // until its own start, which the other copy's gate never sees: every
+        // request of the page would wait forever.
+        throw new Error(
+          `${PLUGIN} is in the Vite config ${copies} times; keep one (check the configs merged into this one).`,
+        )
+      }
+      if (start !== false) await checkStartOptions(start)
       const base =
         config.base === './' || config.base === ''
           ? '/'
@@ -127,6 +140,94 @@ export function sandbox(options: SandboxPluginOptions = {}): Plugin {
         })
       },
     },
+  }
+}
+
+const PLUGIN = 'sandbox() from customer-token-sandbox/vite'
+
+/** Refuses options the plugin would otherwise drop without a word. */
+function checkPluginOptions(options: unknown): void {
+  const fail = (what: string): never => {
+    throw new TypeError(`Failed to set up ${PLUGIN}: ${what}.`)
+  }
+  if (typeof options !== 'object' || options === null || Array.isArray(options))
+    fail(
+      `its options must be an object such as { start: { seed: 7 } }, not ${JSON.stringify(options)}`,
+    )
+  const { start, demo, ...rest } = options as Record<string, unknown>
+  const unknown = Object.keys(rest)
+  if (unknown.length > 0) {
+    fail(
+      `unknown option "${unknown.join('", "')}": it takes start and demo, and the sandbox's own options go under start, as in sandbox({ start: { ${unknown[0]}: … } })`,
+    )
+  }
+  if (demo !== undefined && typeof demo !== 'boolean')
+    fail(`option "demo" must be true or false, not ${JSON.stringify(demo)}`)
+  if (
+    start !== undefined &&
+    start !== false &&
+    (typeof start !== 'object' || start === null || Array.isArray(start))
+  ) {
+    fail(
+      `option "start" must be false or an object of startSandboxWorker() options, not ${JSON.stringify(start)}`,
+    )
+  }
+}
+
+const UNHANDLED = ['bypass', 'warn', 'error']
+
+/**
+ * Checks the options the page will start the sandbox with, so that a mistake
+ * stops `vite` with its reason rather than only failing in the browser.
+ */
+async function checkStartOptions(start: object): Promise<void> {
+  const fail = (what: string): never => {
+    throw new TypeError(`Failed to set up ${PLUGIN}: ${what}.`)
+  }
+  const { persist, quiet, onUnhandledRequest, ...options } = start as Record<
+    string,
+    unknown
+  >
+  for (const [name, value] of Object.entries(start)) {
+    if (typeof value === 'function') {
+      fail(
+        `option "start.${name}" is a function, which cannot be passed to the page; use sandbox({ start: false }) and call startSandboxWorker({ ${name} }) in the page's own code`,
+      )
+    }
+  }
+  if ('serviceWorker' in options) {
+    fail(
+      'option "start.serviceWorker" is set by the plugin, which serves the worker script at the base URL; use sandbox({ start: false }) to start the worker yourself',
+    )
+  }
+  if (
+    persist !== undefined &&
+    typeof persist !== 'boolean' &&
+    typeof persist !== 'string'
+  )
+    fail(
+      `option "start.persist" must be true, false or a storage key, not ${JSON.stringify(persist)}`,
+    )
+  if (quiet !== undefined && typeof quiet !== 'boolean')
+    fail(
+      `option "start.quiet" must be true or false, not ${JSON.stringify(quiet)}`,
+    )
+  if (
+    onUnhandledRequest !== undefined &&
+    !UNHANDLED.includes(onUnhandledRequest as string)
+  ) {
+    fail(
+      `option "start.onUnhandledRequest" must be ${UNHANDLED.map((value) => `"${value}"`).join(', ')}, not ${JSON.stringify(onUnhandledRequest)}`,
+    )
+  }
+  // Loaded here: the options' schemas are needed only once the plugin runs.
+  const { resolveOptions } = await import('../options.ts')
+  try {
+    resolveOptions(options)
+  } catch (error) {
+    fail(
+      `in "start", ${(error as Error).message.replace(/^Failed to create a sandbox: /, '').replace(/\.$/, '')}`,
+    )
   }
 }
 
