@@ -3,6 +3,10 @@ import type { JournalEntry, Operation } from '../request/journal.ts'
 import type { SandboxServer, SandboxServerOptions } from './node.ts'
 import type { ScenarioOptions } from '../request/scenarios.ts'
 
+// A visible character as account_name needs one: VISIBLE_CHARACTER_PATTERN of
+// the model, copied so that the fixture loads none of the model's schemas.
+const VISIBLE = /[^\s\u200B-\u200D\u2060\uFEFF]/u
+
 /** The environment variable that names a running sandbox for the fixture. */
 export const SANDBOX_URL_ENV = 'CUSTOMER_TOKEN_SANDBOX_URL'
 /** The environment variable that holds that sandbox's admin token, if it has one. */
@@ -136,6 +140,8 @@ async function startServer(
   })
 }
 
+const WHERE_FROM = `is it running there? Start one for the run with sandboxGlobalSetup() as the globalSetup (or \`npx customer-token-sandbox\`), and check use.sandboxUrl in playwright.config.ts and ${SANDBOX_URL_ENV}, which name it`
+
 /** Answers a non-2xx with an error that carries the problem's detail. */
 async function call<T>(
   url: string,
@@ -143,21 +149,34 @@ async function call<T>(
   key: string | undefined,
   body?: unknown,
 ): Promise<T> {
-  const response = await fetch(url, {
-    method,
-    headers: {
-      ...(key !== undefined && { authorization: `Bearer ${key}` }),
-      ...(body !== undefined && { 'content-type': 'application/json' }),
-    },
-    ...(body !== undefined && { body: JSON.stringify(body) }),
-  })
+  let response: Response
+  try {
+    response = await fetch(url, {
+      method,
+      headers: {
+        ...(key !== undefined && { authorization: `Bearer ${key}` }),
+        ...(body !== undefined && { 'content-type': 'application/json' }),
+      },
+      ...(body !== undefined && { body: JSON.stringify(body) }),
+    })
+  } catch (error) {
+    // @note undici says only "fetch failed"; the reason is in its cause.
+    const cause = (error as { cause?: { code?: string; message?: string } })
+      .cause
+    throw new Error(
+      `Failed to reach the sandbox at ${new URL(url).origin} (${cause?.code ?? cause?.message ?? (error as Error).message}): ${WHERE_FROM}`,
+      { cause: error },
+    )
+  }
   const text = await response.text()
   if (!response.ok) {
     let detail = text.slice(0, 300)
     try {
       detail = (JSON.parse(text) as { detail?: string }).detail ?? detail
     } catch {
-      // not problem JSON: keep the text
+      // Not problem JSON: not a sandbox answering, most likely.
+      detail =
+        `${detail.slice(0, 100)} (not an answer of a sandbox server: ${WHERE_FROM})`.trim()
     }
     throw new Error(
       `Failed to ${method} ${new URL(url).pathname}: ${response.status} ${detail}`,
@@ -181,6 +200,11 @@ export async function createSandboxFixture(
   }: { accountName?: string; adminToken?: string | undefined } = {},
 ): Promise<SandboxFixture> {
   const origin = url.replace(/\/+$/, '')
+  if (!URL.canParse(origin) || !/^https?:$/.test(new URL(origin).protocol)) {
+    throw new TypeError(
+      `Failed to use the sandbox at ${JSON.stringify(url)}: it is not an http(s) URL such as http://127.0.0.1:4100 (check use.sandboxUrl in playwright.config.ts and ${SANDBOX_URL_ENV}).`,
+    )
+  }
   const created = await call<{ api_key: string; account_id: string }>(
     `${origin}/__sandbox/api-keys`,
     'POST',
@@ -306,11 +330,13 @@ export const test = base.extend<
     { scope: 'worker' },
   ],
   sandbox: async ({ sandboxServer }, use, testInfo) => {
-    // account_name takes 1 to 200 characters (code points).
+    // account_name takes 1 to 200 characters (code points), one of them
+    // visible: a title without one (only emoji modifiers or zero-width
+    // characters) names no account rather than failing the test.
     const name = Array.from(testInfo.title.trim()).slice(0, 200).join('')
     await use(
       await createSandboxFixture(sandboxServer.url, {
-        ...(name !== '' && { accountName: name }),
+        ...(VISIBLE.test(name) && { accountName: name }),
         adminToken: sandboxServer.adminToken,
       }),
     )
