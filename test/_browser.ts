@@ -14,6 +14,8 @@ declare global {
   interface Window {
     /** What the test page's `startSandboxWorker()` returned. */
     sandbox: SandboxWorker
+    /** The first of two starts, when the page starts the sandbox twice. */
+    first?: SandboxWorker
   }
 }
 

@@ -82,6 +82,41 @@ export interface SandboxWorker extends Sandbox {
 export async function startSandboxWorker(
   options: StartSandboxWorkerOptions = {},
 ): Promise<SandboxWorker> {
+  // @note msw intercepts a page once: a second start while one runs (React's
+  // StrictMode runs an effect twice, HMR runs a module again) answered every
+  // request twice on msw 2 and threw on msw 3. Starts take turns, and the
+  // newest stops the one before it and takes over.
+  const slot = pageSlot()
+  const previous = slot.turn
+  let done!: () => void
+  slot.turn = new Promise((resolve) => (done = resolve))
+  try {
+    await previous
+    await slot.running?.stop()
+    const started = await startOne(options)
+    slot.running = started
+    return started
+  } finally {
+    done()
+  }
+}
+
+/** The page's one running sandbox worker, shared by every copy of this module. */
+interface PageSlot {
+  turn: Promise<void>
+  running?: SandboxWorker | undefined
+}
+
+const SLOT = Symbol.for('customer-token-sandbox:worker')
+
+function pageSlot(): PageSlot {
+  const page = globalThis as { [SLOT]?: PageSlot }
+  return (page[SLOT] ??= { turn: Promise.resolve() })
+}
+
+async function startOne(
+  options: StartSandboxWorkerOptions,
+): Promise<SandboxWorker> {
   const {
     persist = false,
     quiet = true,
@@ -181,12 +216,18 @@ export async function startSandboxWorker(
     addEventListener('storage', onStorage)
   }
 
+  let stopped = false
   return Object.assign(sandbox, {
     handlers: toMswHandlers(router),
     worker,
     restored,
     save,
     async stop() {
+      if (stopped) return
+      stopped = true
+      const slot = pageSlot()
+      if ((slot.running as object | undefined) === sandbox)
+        slot.running = undefined
       save()
       saving = false
       removeEventListener('pagehide', save)
