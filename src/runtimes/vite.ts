@@ -65,6 +65,7 @@ export function sandbox(options: SandboxPluginOptions = {}): Plugin {
   checkPluginOptions(options)
   const { start = {}, demo = false } = options
   let workerUrl = `/${WORKER_FILENAME}`
+  let relativeBuild = false
   let source: WorkerSource | undefined
   // msw 3's own plugin, in worker-only mode, when the installed msw has one.
   let delegate: Plugin | undefined
@@ -90,10 +91,13 @@ export function sandbox(options: SandboxPluginOptions = {}): Plugin {
         )
       }
       if (start !== false) await checkStartOptions(start)
-      const base =
-        config.base === './' || config.base === ''
-          ? '/'
-          : new URL(config.base, 'http://localhost').pathname
+      const relative = config.base === './' || config.base === ''
+      // @note A relative base builds pages that may be served under any
+      // path: each page finds the worker script beside it, not at `/`.
+      relativeBuild = relative && config.command === 'build'
+      const base = relative
+        ? '/'
+        : new URL(config.base, 'http://localhost').pathname
       workerUrl = `${base}${WORKER_FILENAME}`
       source = resolveWorkerSource(config.root)
       if (config.command === 'serve' && source.kind === 'msw/vite') {
@@ -132,11 +136,17 @@ export function sandbox(options: SandboxPluginOptions = {}): Plugin {
     },
     transformIndexHtml: {
       order: 'pre',
-      handler(html) {
+      handler(html, { path }) {
         if (start === false) return html
+        // The page's folder below the build's root: `/about/index.html` is one.
+        const depth = path.split('/').length - 2
         return injectStart(html, {
           ...start,
-          serviceWorker: { url: workerUrl },
+          serviceWorker: {
+            url: relativeBuild
+              ? `${'../'.repeat(depth) || './'}${WORKER_FILENAME}`
+              : workerUrl,
+          },
         })
       },
     },
