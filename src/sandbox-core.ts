@@ -31,6 +31,7 @@ import {
 import { createScenarios } from './request/scenarios.ts'
 import {
   insertSavedData,
+  parseSandboxData,
   parseSession,
   seedDefaultData,
 } from './model/seeding.ts'
@@ -69,6 +70,12 @@ export function createSandboxCore(
 ): {
   sandbox: SandboxCore
   router: Router
+  /**
+   * Takes saved data as `load()` does, but keeps the journal and the queued
+   * scenarios: for data that another copy of the same sandbox saved (a
+   * browser tab's), which replaces the records and not this copy's log.
+   */
+  adopt(input: unknown): Promise<void>
 } {
   const { from, ...explicit } = options
   const session = from === undefined ? undefined : parseSession(from)
@@ -157,7 +164,16 @@ export function createSandboxCore(
       ctx.journal.record(entry as unknown as JournalEntry)
     restoreSavedClocks(ctx, session.data)
   }
-  return { sandbox, router }
+  const adopt = async (input: unknown): Promise<void> => {
+    const data = parseSandboxData(input)
+    await replaceData({
+      seed: data.seed,
+      fill: (db) => insertSavedData(db, data),
+      keepJournal: true,
+    })
+    restoreSavedClocks(ctx, data)
+  }
+  return { sandbox, router, adopt }
 }
 
 /**

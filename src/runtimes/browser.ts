@@ -124,7 +124,7 @@ async function startOne(
     serviceWorker,
     ...sandboxOptions
   } = options
-  const { sandbox, router } = createSandboxCore({
+  const { sandbox, router, adopt } = createSandboxCore({
     // @note Random ids, as the standalone server: ids drawn from the seed
     // would start again after a reload and collide with the saved ones.
     deterministic: false,
@@ -209,7 +209,7 @@ async function startOne(
   const onStorage = (event: StorageEvent): void => {
     if (event.key !== key || event.newValue === null) return
     if (event.storageArea !== storage) return
-    void restore(sandbox, storage, key, { fallback: false })
+    void restore(sandbox, storage, key, adopt)
   }
   if (storage) {
     addEventListener('pagehide', save)
@@ -266,7 +266,9 @@ async function restore(
   sandbox: SandboxCore,
   storage: Storage,
   key: string,
-  { fallback = true } = {},
+  // Set for another tab's save: that data is taken in, keeping this tab's
+  // journal and queued scenarios, and a bad one is ignored.
+  adopt?: (input: unknown) => Promise<void>,
 ): Promise<boolean> {
   const text = storage.getItem(key)
   if (text === null) return false
@@ -279,7 +281,7 @@ async function restore(
     if (saved?.version !== STORAGE_VERSION) {
       throw new TypeError(`it is not version ${STORAGE_VERSION} of the format`)
     }
-    await sandbox.load(saved.data)
+    await (adopt ? adopt(saved.data) : sandbox.load(saved.data))
     const offset = saved.clock_offset_ms
     if (
       typeof offset === 'number' &&
@@ -291,7 +293,7 @@ async function restore(
     }
     return true
   } catch (error) {
-    if (!fallback) {
+    if (adopt) {
       console.warn(
         `${PREFIX} Ignored what another tab saved in localStorage["${key}"]: ${(error as Error).message}`,
       )
