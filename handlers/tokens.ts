@@ -162,6 +162,12 @@ export const createToken = defineOperation({
     let id: string
     do id = ctx.nextId('token')
     while (db.tokenById(id))
+    // @note Loaded data (deterministic mode) may hold the next secrets too.
+    let secret: string
+    do secret = ctx.nextId('tokenSecret')
+    while (
+      db.credentialsByHash(secret)?.some((c) => c.record.secret === secret)
+    )
     // The expired-tokens persona mints tokens that expire as they are made.
     const lifetimeMs =
       principal.persona === 'expired-tokens' ? 0 : expiresIn * 1000
@@ -182,7 +188,7 @@ export const createToken = defineOperation({
     const record = await db.insertToken({
       id,
       account_id: principal.accountId,
-      secret: ctx.nextId('tokenSecret'),
+      secret,
       scopes: body.scopes,
       expires_in: expiresIn,
       expires_at: expiresAt,
