@@ -210,7 +210,14 @@ export async function createSandboxFixture(
     'POST',
     adminToken,
     accountName === undefined ? {} : { account_name: accountName },
-  )
+  ).catch((error: Error) => {
+    // @note The server's 401 speaks of a header; the fixture sends it itself.
+    if (!/: 401 /.test(error.message)) throw error
+    throw new Error(
+      `${error.message} The fixture sends the admin token given as use: { sandboxAdminToken } in playwright.config.ts or in ${SANDBOX_ADMIN_TOKEN_ENV}; give it the token the server was started with (--admin-token).`,
+      { cause: error },
+    )
+  })
   const key = created.api_key
   const account = (path: string, method = 'GET', body?: unknown) =>
     call<unknown>(`${origin}/__sandbox/account/${path}`, method, key, body)
@@ -231,12 +238,18 @@ export async function createSandboxFixture(
         }
         return clockAt(account('clock', 'POST', { advance_seconds: ms / 1000 }))
       },
-      set: (time) =>
-        clockAt(
+      set(time) {
+        if (time instanceof Date && Number.isNaN(time.getTime())) {
+          throw new RangeError(
+            'Failed to set the sandbox clock: the Date given is invalid (new Date() of something that is not a time).',
+          )
+        }
+        return clockAt(
           account('clock', 'POST', {
             now: time instanceof Date ? time.toISOString() : time,
           }),
-        ),
+        )
+      },
       reset: () => clockAt(account('clock', 'DELETE')),
     },
     scenarios: {

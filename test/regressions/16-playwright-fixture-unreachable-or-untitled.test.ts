@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, expect, it } from 'vitest'
+import { createSandboxServer } from '../../src/runtimes/node.ts'
 import { createSandboxFixture } from '../../src/runtimes/playwright.ts'
 
 // The fixture pointed at nothing said only "fetch failed" (its cause "bad
@@ -102,3 +103,27 @@ it('gives a test whose title has no visible character its account all the same',
   expect(report.stats, stdout).toMatchObject({ expected: 1, unexpected: 0 })
   expect(code).toBe(0)
 }, 120_000)
+
+// A server started with --admin-token answered the fixture's call with a
+// 401 about an Authorization header, and an invalid Date given to
+// clock.set() threw "Invalid time value".
+it('says how to give the fixture the admin token, and refuses an invalid Date', async () => {
+  const server = await createSandboxServer({
+    port: 0,
+    playground: false,
+    adminToken: 'an-admin-token-of-this-test',
+  })
+  try {
+    await expect(createSandboxFixture(server.url)).rejects.toThrow(
+      'The fixture sends the admin token given as use: { sandboxAdminToken } in playwright.config.ts or in CUSTOMER_TOKEN_SANDBOX_ADMIN_TOKEN',
+    )
+    const fixture = await createSandboxFixture(server.url, {
+      adminToken: 'an-admin-token-of-this-test',
+    })
+    expect(() => fixture.clock.set(new Date(Number.NaN))).toThrow(
+      'Failed to set the sandbox clock: the Date given is invalid',
+    )
+  } finally {
+    await server.close()
+  }
+})
