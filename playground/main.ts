@@ -676,9 +676,17 @@ const { assumptions } = await read<{ assumptions: Assumption[] }>(
   // A server that wants its admin token (one beyond loopback) says so here.
   const status = $('#status')
   status.textContent = `The sandbox at ${base || location.origin} does not let this page read it: ${error.message} `
-  const link = element('a', 'Run the playground in this page instead.')
-  link.href = '?mode=page'
-  status.append(link)
+  if (isSecureContext) {
+    const link = element('a', 'Run the playground in this page instead.')
+    link.href = '?mode=page'
+    status.append(link)
+  } else {
+    // @note Page mode needs a service worker, which a plain-http page of
+    // another machine never gets.
+    status.append(
+      'Nor can it run in this page, which is served over plain http from another machine: open it through localhost (an SSH tunnel: ssh -L 4100:localhost:4100) or over https.',
+    )
+  }
   // Nothing more to start; the status line says why and where to go.
   return new Promise<never>(() => {})
 })

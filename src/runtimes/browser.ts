@@ -117,6 +117,14 @@ function pageSlot(): PageSlot {
 async function startOne(
   options: StartSandboxWorkerOptions,
 ): Promise<SandboxWorker> {
+  if (globalThis.isSecureContext === false) {
+    // @note Service workers and crypto.randomUUID (which @msw/data's
+    // records need) exist in secure contexts only: `vite --host` opened
+    // from another machine by its address failed on randomUUID.
+    throw new Error(
+      `${PREFIX} The sandbox cannot run at ${location.origin}: browsers give service workers only to secure pages, those served over https or from localhost (127.0.0.1, [::1]). Open the app at http://localhost, or serve it over https (for Vite, server.https with a certificate, as @vitejs/plugin-basic-ssl makes).`,
+    )
+  }
   const {
     persist = false,
     quiet = true,
