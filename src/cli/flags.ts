@@ -341,7 +341,7 @@ export const FLAG_TABLE = {
     flag: 'from',
     value: 'FILE',
     parse: (path: string) => readJsonFile('--from', path),
-    help: 'start from a session that GET /__sandbox/export wrote (replays it exactly)',
+    help: 'start from a session that GET /__sandbox/export wrote (replays it exactly); with --data-file, only a file that holds no data yet',
     config: false,
   },
   config: {

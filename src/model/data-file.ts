@@ -46,7 +46,7 @@ const LINE_KINDS = {
 
 /**
  * Reads a data file: the sandbox data its snapshot and log lines add up to,
- * or `undefined` when there is none. Line 1 is a snapshot (an older
+ * or `undefined` when there is none or it is empty. Line 1 is a snapshot (an older
  * single-document data file is one); each later line adds one record, as
  * `{"customer": {...}}`. A last line without its newline was cut short by a
  * crash before it was acknowledged, and is dropped. Anything else that does
@@ -133,11 +133,8 @@ export async function readDataFile(path: string): Promise<unknown> {
     const complete = number === 1 || (await endsWithNewline(path))
     if (complete) add(pending, number)
   }
-  if (data === undefined) {
-    throw new DataFileError(
-      `The data file ${path} is empty; it was left untouched. Move it away or pass another --data-file.`,
-    )
-  }
+  // @note An empty file (as `touch` or `mktemp` leaves it) holds no data to
+  // lose: it starts as a missing one does. A server never writes one.
   return data
 
   function add(line: string, at: number): void {
