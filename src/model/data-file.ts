@@ -407,7 +407,8 @@ const inUse = (path: string, holder: number, lockPath: string) =>
  */
 async function refuseOtherNames(path: string): Promise<void> {
   const file = await stat(path).catch(() => undefined)
-  if (file === undefined || file.nlink <= 1) return
+  // A folder counts its subfolders' links: the read says it is no file.
+  if (file === undefined || !file.isFile() || file.nlink <= 1) return
   // @note Another name beside it with a live lock is the common case (`ln
   // a.json b.json`): say who holds it, as for the one name.
   const folder = dirname(path)

@@ -1,4 +1,4 @@
-import { link, readFile, stat, unlink } from 'node:fs/promises'
+import { link, mkdir, readFile, stat, unlink } from 'node:fs/promises'
 import { join } from 'node:path'
 import { expect, it } from 'vitest'
 import { DEMO_KEY_ONE } from '../../fixtures/demo-keys.ts'
@@ -81,5 +81,13 @@ it('refuses a second server in the same process on a hard link, as on the one na
   await link(file, other)
   await expect(startServer({ dataFile: other })).rejects.toThrow(
     `in use by another sandbox server (pid ${process.pid}, lock file ${file}.lock)`,
+  )
+})
+
+it('still calls a folder given as the data file no regular file, not a file with hard links', async () => {
+  const folder = join(await tempFolder('cts-hardlink-'), 'data.json')
+  await mkdir(folder)
+  await expect(startServer({ dataFile: folder })).rejects.toThrow(
+    `${folder} is not a regular file`,
   )
 })
