@@ -46,9 +46,9 @@ const LINE_KINDS = {
 
 /**
  * Reads a data file: the sandbox data its snapshot and log lines add up to,
- * or `undefined` when there is none or it is empty. Line 1 is a snapshot (an older
- * single-document data file is one); each later line adds one record, as
- * `{"customer": {...}}`. A last line without its newline was cut short by a
+ * or `undefined` when there is none or it is empty (0 bytes). Line 1 is a
+ * snapshot (an older single-document data file is one); each later line adds
+ * one record, as `{"customer": {...}}`. A last line without its newline was cut short by a
  * crash before it was acknowledged, and is dropped. Anything else that does
  * not parse is a `DataFileError`.
  *
