@@ -8,7 +8,7 @@ import type { Duplex } from 'node:stream'
 import { readFile, stat } from 'node:fs/promises'
 import { extname, resolve as resolvePath, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { NodeRequest, sendNodeResponse } from 'srvx/node'
+import { FastResponse, NodeRequest, sendNodeResponse } from 'srvx/node'
 import { z } from 'zod'
 import { createSandboxCore } from '../sandbox-core.ts'
 import {
@@ -109,6 +109,16 @@ export interface SandboxServerOptions extends SandboxOptions {
    */
   keepAliveTimeout?: number
   /**
+   * Milliseconds an answer may wait on a client that takes none of it: once
+   * the connection's buffers are full, and no byte more has left for this
+   * long, the connection closes. Nothing counts while no answer is waiting
+   * to be sent (a scenario's delay, an idle keep-alive connection) or while
+   * the client keeps reading, however slowly.
+   * @default 60000
+   * @example createSandboxServer({ sendTimeout: 10_000 })
+   */
+  sendTimeout?: number
+  /**
    * The most header fields a request may carry; more is `431 headers_too_large`.
    * @default 100
    * @example createSandboxServer({ maxHeadersCount: 200 })
@@ -158,6 +168,7 @@ export const DEFAULT_SERVER_LIMITS = {
   headersTimeout: SERVER_DEFAULTS.headersTimeout,
   requestTimeout: SERVER_DEFAULTS.requestTimeout,
   keepAliveTimeout: SERVER_DEFAULTS.keepAliveTimeout,
+  sendTimeout: SERVER_DEFAULTS.sendTimeout,
   maxHeadersCount: SERVER_DEFAULTS.maxHeadersCount,
   maxConnections: SERVER_DEFAULTS.maxConnections,
 } as const
@@ -185,6 +196,7 @@ const ServerOptionsSchema = z.object({
   headersTimeout: z.number(),
   requestTimeout: z.number(),
   keepAliveTimeout: z.number(),
+  sendTimeout: z.number(),
   maxHeadersCount: z.number(),
   maxConnections: z.number(),
   onLog: fn,
@@ -232,6 +244,7 @@ export async function createSandboxServer(
     headersTimeout = SERVER_DEFAULTS.headersTimeout,
     requestTimeout = SERVER_DEFAULTS.requestTimeout,
     keepAliveTimeout = SERVER_DEFAULTS.keepAliveTimeout,
+    sendTimeout = SERVER_DEFAULTS.sendTimeout,
     maxHeadersCount = SERVER_DEFAULTS.maxHeadersCount,
     maxConnections = SERVER_DEFAULTS.maxConnections,
     ...sandboxOptions
@@ -240,6 +253,7 @@ export async function createSandboxServer(
     headersTimeout,
     requestTimeout,
     keepAliveTimeout,
+    sendTimeout,
     maxHeadersCount,
     maxConnections,
   }
@@ -425,7 +439,11 @@ export async function createSandboxServer(
         lingerOnClose(req.socket)
       }
     }
-    await sendNodeResponse(res, response)
+    const sent = sendNodeResponse(res, response)
+    // @note The answer is in the socket now, and what the system did not
+    // take is still queued: only then is there a stall to watch for.
+    watchStall(req.socket)
+    await sent
   }
 
   /** Answers a request the edge refused, before anything else read it. */
@@ -494,6 +512,7 @@ export async function createSandboxServer(
     sendNodeResponse(res, response).catch(() => res.destroy())
   }
 
+  const watchStall = createStallWatch(sendTimeout)
   const sockets = new Set<Socket>()
   // The last answer each connection has begun or queued.
   const answering = new WeakMap<Socket, ServerResponse>()
@@ -698,7 +717,8 @@ async function serveFile(
   try {
     if (!(await stat(file)).isFile()) return undefined
     const body = await readFile(file)
-    return new Response(request.method === 'HEAD' ? null : body, {
+    // Written at once, as the API's answers are: a stall shows when it is sent.
+    return new FastResponse(request.method === 'HEAD' ? null : body, {
       headers: {
         'content-type': type,
         'content-length': String(body.length),
@@ -886,6 +906,66 @@ function lingerOnClose(socket: Socket): void {
     socket.once('close', () => clearTimeout(timer))
     socket.resume()
   })
+}
+
+// How many looks in a row must find a stalled socket's queue unchanged
+// before it is closed: a stall is cut between the limit and a quarter more.
+const STALL_CHECKS = 4
+
+/**
+ * Returns `watch(socket)`, which closes `socket` once bytes queued on it have
+ * not moved for `limit` milliseconds: a client that sent its requests and
+ * reads none of the answers would otherwise hold the connection for good,
+ * as node:http has no timeout for a write. A socket with nothing queued
+ * costs one check and no timer; the timer of a watched one stops as soon as
+ * its queue is empty, so a delay before an answer and an idle keep-alive
+ * connection are never counted.
+ *
+ * @example
+ * const watchStall = createStallWatch(60_000)
+ * res.end(body)
+ * watchStall(res.socket)
+ */
+function createStallWatch(limit: number): (socket: Socket) => void {
+  const watched = new WeakSet<Socket>()
+  const every = Math.max(1, Math.ceil(limit / STALL_CHECKS))
+  return (socket) => {
+    if (socket.writableLength === 0 || socket.destroyed || watched.has(socket))
+      return
+    watched.add(socket)
+    let last = queued(socket)
+    let still = 0
+    const check = (): void => {
+      if (socket.writableLength === 0) {
+        watched.delete(socket)
+        socket.off('close', stop)
+        return
+      }
+      const now = queued(socket)
+      // @note Counted in looks, not measured in time: after the event loop
+      // was held up, the first look comes before the writes it held up.
+      still = now === last ? still + 1 : 0
+      last = now
+      if (still >= STALL_CHECKS) socket.destroy()
+      else timer.refresh()
+    }
+    const timer = setTimeout(check, every).unref()
+    const stop = (): void => clearTimeout(timer)
+    socket.once('close', stop)
+  }
+}
+
+/**
+ * What is queued on `socket`, as a key that changes whenever bytes leave:
+ * node's queue shrinks as whole writes complete, libuv's (`writeQueueSize`)
+ * as the system takes part of one, so a slow reader of one large answer
+ * shows progress too.
+ */
+function queued(socket: Socket): string {
+  const handle = Reflect.get(socket, '_handle') as {
+    writeQueueSize?: number
+  } | null
+  return `${socket.writableLength}/${handle?.writeQueueSize ?? 0}`
 }
 
 /** The log line of a journal entry. */
