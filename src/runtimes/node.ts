@@ -8,7 +8,7 @@ import type { Duplex } from 'node:stream'
 import { readFile, stat } from 'node:fs/promises'
 import { extname, resolve as resolvePath, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { FastResponse, NodeRequest, sendNodeResponse } from 'srvx/node'
+import { NodeRequest, sendNodeResponse } from 'srvx/node'
 import { z } from 'zod'
 import { createSandboxCore } from '../sandbox-core.ts'
 import {
@@ -113,7 +113,7 @@ export interface SandboxServerOptions extends SandboxOptions {
    * the connection's buffers are full, and no byte more has left for this
    * long, the connection closes. Nothing counts while no answer is waiting
    * to be sent (a scenario's delay, an idle keep-alive connection) or while
-   * the client keeps reading, however slowly.
+   * the client keeps taking bytes.
    * @default 60000
    * @example createSandboxServer({ sendTimeout: 10_000 })
    */
@@ -440,9 +440,10 @@ export async function createSandboxServer(
       }
     }
     const sent = sendNodeResponse(res, response)
-    // @note The answer is in the socket now, and what the system did not
-    // take is still queued: only then is there a stall to watch for.
-    watchStall(req.socket)
+    // @note The answer is with node:http now: what the system did not take
+    // is still queued, or a streamed body is still to come. Only then is
+    // there a stall to watch for.
+    watchStall(req.socket, res)
     await sent
   }
 
@@ -717,8 +718,7 @@ async function serveFile(
   try {
     if (!(await stat(file)).isFile()) return undefined
     const body = await readFile(file)
-    // Written at once, as the API's answers are: a stall shows when it is sent.
-    return new FastResponse(request.method === 'HEAD' ? null : body, {
+    return new Response(request.method === 'HEAD' ? null : body, {
       headers: {
         'content-type': type,
         'content-length': String(body.length),
@@ -913,41 +913,53 @@ function lingerOnClose(socket: Socket): void {
 const STALL_CHECKS = 4
 
 /**
- * Returns `watch(socket)`, which closes `socket` once bytes queued on it have
- * not moved for `limit` milliseconds: a client that sent its requests and
- * reads none of the answers would otherwise hold the connection for good,
- * as node:http has no timeout for a write. A socket with nothing queued
- * costs one check and no timer; the timer of a watched one stops as soon as
- * its queue is empty, so a delay before an answer and an idle keep-alive
- * connection are never counted.
+ * Returns `watch(socket, res)`, called once `res` has been handed to
+ * node:http, which closes `socket` once bytes queued on it have not moved
+ * for `limit` milliseconds: a client that sent its requests and reads none
+ * of the answers would otherwise hold the connection for good, as node:http
+ * has no timeout for a write. An answer written whole with nothing left
+ * queued (the usual one) costs one look and no timer. The timer of a
+ * watched socket stops once its last answer is ended and its queue empty,
+ * so a delay before an answer and an idle keep-alive connection are never
+ * counted.
  *
  * @example
  * const watchStall = createStallWatch(60_000)
  * res.end(body)
- * watchStall(res.socket)
+ * watchStall(res.socket, res)
  */
-function createStallWatch(limit: number): (socket: Socket) => void {
-  const watched = new WeakSet<Socket>()
+function createStallWatch(
+  limit: number,
+): (socket: Socket, res: ServerResponse) => void {
+  // The last answer of each watched socket.
+  const watched = new WeakMap<Socket, ServerResponse>()
   const every = Math.max(1, Math.ceil(limit / STALL_CHECKS))
-  return (socket) => {
-    if (socket.writableLength === 0 || socket.destroyed || watched.has(socket))
-      return
-    watched.add(socket)
+  return (socket, res) => {
+    // A streamed body (not ended yet) is written later: watched from now.
+    if (res.writableEnded && socket.writableLength === 0) return
+    if (socket.destroyed) return
+    const watching = watched.has(socket)
+    watched.set(socket, res)
+    if (watching) return
     let last = queued(socket)
     let still = 0
     const check = (): void => {
-      if (socket.writableLength === 0) {
+      const now = queued(socket)
+      if (socket.writableLength > 0) {
+        // @note Counted in looks, not measured in time: after the event loop
+        // was held up, the first look comes before the writes it held up.
+        still = now === last ? still + 1 : 0
+        if (still >= STALL_CHECKS) {
+          socket.destroy()
+          return
+        }
+      } else if (watched.get(socket)?.writableEnded !== false) {
         watched.delete(socket)
         socket.off('close', stop)
         return
-      }
-      const now = queued(socket)
-      // @note Counted in looks, not measured in time: after the event loop
-      // was held up, the first look comes before the writes it held up.
-      still = now === last ? still + 1 : 0
+      } else still = 0
       last = now
-      if (still >= STALL_CHECKS) socket.destroy()
-      else timer.refresh()
+      timer.refresh()
     }
     const timer = setTimeout(check, every).unref()
     const stop = (): void => clearTimeout(timer)

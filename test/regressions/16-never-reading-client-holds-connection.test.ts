@@ -47,69 +47,86 @@ const healthOf = (port: number): Promise<number> =>
     () => 0,
   )
 
-it('closes the connection of a client that never reads its answers after sendTimeout, which frees its place under maxConnections', async () => {
-  const server = await startServer({
-    seed: 1,
-    customersPerAccount: CUSTOMERS,
-    sendTimeout: 200,
-    maxConnections: 1,
-  })
-  const sent = 200 // about 60 MB of answers, more than loopback buffers hold
-  const stalled = await openStalled(server.port, STATE.repeat(sent))
-  // Its place is taken until the server gives up on it; then others are served.
-  await expect
-    .poll(() => healthOf(server.port), { timeout: 15_000, interval: 100 })
-    .toBe(200)
-  // The API too; a try still refused while the health check's connection
-  // closes is refused before its request is read.
-  const create = (): Promise<number> =>
-    fetch(`${server.url}/v1/customers`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${DEMO_KEY_ONE}`,
-        'content-type': 'application/json',
-      },
-      body: JSON.stringify({ name: 'Ada', email: 'ada@example.com' }),
-    }).then(
-      (response) => response.status,
-      () => 0,
-    )
-  await expect.poll(create).toBe(201)
-  expect(
-    server.sandbox.customers.list().filter((c) => c.name === 'Ada'),
-  ).toHaveLength(1)
-  // The connection was cut, not finished: reading now gets only part.
-  const answers = await answersUntilClosed(stalled)
-  expect(answers).toBeLessThan(sent)
-}, 20_000)
+// About 60 MB of answers each, more than the buffers of loopback hold.
+const FLOODS: [string, string, number][] = [
+  ['written whole (GET /__sandbox/state, 0.3 MB)', STATE, 200],
+  [
+    'with a streamed body (GET /openapi.json, 0.1 MB)',
+    'GET /openapi.json HTTP/1.1\r\nHost: localhost\r\n\r\n',
+    500,
+  ],
+]
+
+it.each(FLOODS)(
+  'closes the connection of a client that never reads its answers, %s, after sendTimeout, which frees its place under maxConnections',
+  async (_, request, sent) => {
+    const server = await startServer({
+      seed: 1,
+      customersPerAccount: CUSTOMERS,
+      sendTimeout: 200,
+      maxConnections: 1,
+    })
+    const stalled = await openStalled(server.port, request.repeat(sent))
+    // Its place is taken until the server gives up on it; then others are served.
+    await expect
+      .poll(() => healthOf(server.port), { timeout: 15_000, interval: 100 })
+      .toBe(200)
+    // The API too; a try still refused while the health check's connection
+    // closes is refused before its request is read.
+    const create = (): Promise<number> =>
+      fetch(`${server.url}/v1/customers`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${DEMO_KEY_ONE}`,
+          'content-type': 'application/json',
+        },
+        body: JSON.stringify({ name: 'Ada', email: 'ada@example.com' }),
+      }).then(
+        (response) => response.status,
+        () => 0,
+      )
+    await expect.poll(create).toBe(201)
+    expect(
+      server.sandbox.customers.list().filter((c) => c.name === 'Ada'),
+    ).toHaveLength(1)
+    // The connection was cut, not finished: reading now gets only part.
+    const answers = await answersUntilClosed(stalled)
+    expect(answers).toBeLessThan(sent)
+  },
+  20_000,
+)
 
 it('does not cut a slow client that keeps reading, though its answers wait longer than sendTimeout in all', async () => {
   const server = await startServer({
     seed: 1,
     customersPerAccount: CUSTOMERS,
-    sendTimeout: 200,
+    sendTimeout: 500,
   })
   const sent = 60 // about 20 MB
   const socket = await openStalled(server.port, STATE.repeat(sent))
   socket.setEncoding('latin1')
   let answers = 0
   let tail = ''
-  // A little at a time: the server's queue empties over seconds.
+  let read = 0
+  // @note Bursts of 2 MB every 100 ms: the server sees bytes leave only
+  // when the system frees a good part of the socket's buffers (megabytes).
   const outcome = await new Promise<string>((resolve) => {
-    const reader = setInterval(() => {
-      const chunk = socket.read() as string | null
-      if (chunk === null) return
+    const pause = (): void => {
+      socket.pause()
+      setTimeout(() => socket.resume(), 100)
+    }
+    socket.on('data', (chunk: string) => {
       const text = tail + chunk
       answers += (text.match(/HTTP\/1\.1 200 OK/g) ?? []).length
       tail = text.slice(-14)
-      if (answers < sent) return
-      clearInterval(reader)
-      resolve('all answers read')
-    }, 5)
-    socket.once('close', () => {
-      clearInterval(reader)
-      resolve(`closed after ${answers} answers`)
+      if (answers === sent) resolve('all answers read')
+      read += chunk.length
+      if (read < 2_097_152) return
+      read = 0
+      pause()
     })
+    socket.once('close', () => resolve(`closed after ${answers} answers`))
+    pause()
   })
   socket.destroy()
   expect(outcome).toBe('all answers read')
