@@ -560,3 +560,49 @@ it('never stops the server or answers 5xx, and never lets a foreign origin chang
     RUNS,
   )
 }, 120_000)
+
+it('reads every request target as the URL standard does: dot segments, encoded dots, backslashes and characters a URL escapes lead where their normalised path leads', async () => {
+  const server = await startServer({ seed: 1 })
+  const step = fc.constantFrom(
+    'v1',
+    'v2',
+    'customers',
+    'tokens',
+    '__sandbox',
+    'health',
+    'state',
+    '.',
+    '..',
+    '%2e',
+    '%2E%2e',
+    '.%2e',
+    'a\\..',
+    '%7e',
+    'a^b',
+    '',
+  )
+  const target = fc
+    .tuple(
+      fc.array(step, { minLength: 1, maxLength: 6 }),
+      fc.constantFrom('', '?', '?secrets=include', "?a='b'", '?a=%7e'),
+    )
+    .map(([parts, query]) => `/${parts.join('/')}${query}`)
+  const answer = async (path: string) => {
+    const raw = await rawExchange(
+      server.port,
+      `GET ${path} HTTP/1.1\r\nHost: localhost\r\n\r\n`,
+    )
+    const code: unknown =
+      raw.status >= 400 ? JSON.parse(raw.body).code : undefined
+    return { status: raw.status, code }
+  }
+  await fc.assert(
+    fc.asyncProperty(target, async (path) => {
+      const normal = new URL(`http://localhost${path}`)
+      expect(await answer(path)).toEqual(
+        await answer(normal.pathname + normal.search),
+      )
+    }),
+    RUNS,
+  )
+}, 120_000)

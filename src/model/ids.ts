@@ -58,19 +58,24 @@ export function createCryptoRandom(): RandomSource {
 }
 
 /**
- * `length` base62 characters, without modulo bias (rejection sampling): each
- * character carries log2(62) ≈ 5.95 bits.
+ * `prefix` and then `length` base62 characters, without modulo bias
+ * (rejection sampling): each character carries log2(62) ≈ 5.95 bits.
  *
  * @example
- * randomBase62(createSeededRandom(1), 14) // e.g. '4fK2...'
+ * randomBase62(createSeededRandom(1), 14, 'cus_') // e.g. 'cus_4fK2...'
  */
-export function randomBase62(random: RandomSource, length: number): string {
-  // Joined once: adding a character at a time makes a chain of partial strings.
-  const digits: string[] = []
-  while (digits.length < length) {
+export function randomBase62(
+  random: RandomSource,
+  length: number,
+  prefix = '',
+): string {
+  // @note Joined once, prefix included: `prefix + digits` or a character at
+  // a time would make a chain of strings, which every stored id would keep.
+  const digits: string[] = [prefix]
+  while (digits.length <= length) {
     let value = random()
     // Each 32-bit draw yields five 6-bit digits; 62 and 63 are rejected.
-    for (let i = 0; i < 5 && digits.length < length; i++) {
+    for (let i = 0; i < 5 && digits.length <= length; i++) {
       const digit = value & 63
       value >>>= 6
       if (digit < 62) digits.push(BASE62[digit]!)
@@ -129,7 +134,7 @@ export function createIdGenerator(options: {
     }
     counts[kind] = (counts[kind] ?? 0) + 1
     const { prefix, length } = ID_FORMATS[kind]
-    return prefix + randomBase62(random, length)
+    return randomBase62(random, length, prefix)
   }
   for (const [kind, count] of Object.entries(options.skip ?? {}) as [
     IdKind,

@@ -65,7 +65,11 @@ export async function readBody(
   if (declared !== null && Number(declared) > maxBytes) {
     throw payloadTooLarge(maxBytes)
   }
-  const bytes = new Uint8Array(await request.arrayBuffer())
+  // @note bytes() is newer than some browsers MSW runs in.
+  const bytes =
+    typeof request.bytes === 'function'
+      ? await request.bytes()
+      : new Uint8Array(await request.arrayBuffer())
   if (bytes.byteLength > maxBytes) throw payloadTooLarge(maxBytes)
   return decode(bytes)
 }

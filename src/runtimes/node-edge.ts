@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http'
+import { FastURL } from 'srvx/node'
 import { SandboxError } from '../request/errors.ts'
 
 /**
@@ -43,7 +44,8 @@ export interface Edge {
 const HOST_SYNTAX =
   /^(?:\[[0-9A-Fa-f:.]{2,45}\]|[A-Za-z0-9._~-]{1,253})(?::(\d{0,5}))?$/
 const EMPTY_ACE_LABEL = /(?:^|\.)xn--(?:\.|:|$)/i
-const FIXED_BASE = 'http://sandbox.invalid'
+const FIXED_HOST = 'sandbox.invalid'
+const FIXED_BASE = `http://${FIXED_HOST}`
 const STATE_SAFE = new Set(['GET', 'HEAD'])
 
 /**
@@ -275,10 +277,23 @@ export function createEdge(options: EdgeOptions): Edge {
   }
 }
 
-/** The URL of a request target (a path) against the fixed base, or undefined. */
+/**
+ * The URL of a request target (a path) against the fixed base, or undefined.
+ * srvx's `FastURL` parses only a path that needs normalising (dot segments,
+ * percent-encoded dots, characters a URL escapes); any other is taken as it
+ * is, as the WHATWG parser would leave it.
+ */
 function toUrl(target: string): URL | undefined {
+  const query = target.indexOf('?')
   try {
-    return new URL(FIXED_BASE + target)
+    return new FastURL({
+      protocol: 'http:',
+      host: FIXED_HOST,
+      pathname: query === -1 ? target : target.slice(0, query),
+      // A lone `?` is no query, as the WHATWG parser reads it.
+      search:
+        query === -1 || query === target.length - 1 ? '' : target.slice(query),
+    })
   } catch {
     return undefined
   }

@@ -811,7 +811,8 @@ class ServerRequest extends NodeRequest {
     this.#maxBytes = maxBytes
   }
 
-  override arrayBuffer(): Promise<ArrayBuffer> {
+  /** The body's bytes as node read them: no copy. */
+  override bytes(): Promise<Uint8Array<ArrayBuffer>> {
     if (this.#read) {
       return Promise.reject(
         new TypeError('Body is unusable: it was read already.'),
@@ -821,12 +822,12 @@ class ServerRequest extends NodeRequest {
     const req = this.#req
     const maxBytes = this.#maxBytes
     if (this.method === 'GET' || this.method === 'HEAD') {
-      return Promise.resolve(new ArrayBuffer(0))
+      return Promise.resolve(new Uint8Array(0))
     }
     return new Promise((resolve, reject) => {
-      const chunks: Buffer[] = []
+      const chunks: Buffer<ArrayBuffer>[] = []
       let size = 0
-      const onData = (chunk: Buffer): void => {
+      const onData = (chunk: Buffer<ArrayBuffer>): void => {
         size += chunk.length
         if (size > maxBytes) {
           // @note Stop reading, not destroy: the 413 must still be sent;
@@ -840,16 +841,18 @@ class ServerRequest extends NodeRequest {
       }
       req.on('data', onData)
       req.once('end', () => {
-        const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
-        resolve(
-          bytes.buffer.slice(
-            bytes.byteOffset,
-            bytes.byteOffset + bytes.byteLength,
-          ) as ArrayBuffer,
-        )
+        resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks))
       })
       whenCut(req, () => reject(cutShort()))
     })
+  }
+
+  override async arrayBuffer(): Promise<ArrayBuffer> {
+    const bytes = await this.bytes()
+    return bytes.buffer.slice(
+      bytes.byteOffset,
+      bytes.byteOffset + bytes.byteLength,
+    )
   }
 }
 
