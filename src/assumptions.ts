@@ -1,4 +1,4 @@
-import { DEFAULTS } from './defaults.ts'
+import { DEFAULTS, SERVER_DEFAULTS } from './defaults.ts'
 import type { ResolvedOptions } from './options.ts'
 
 const D = DEFAULTS
@@ -210,6 +210,12 @@ export const LEDGER: readonly LedgerItem[] = [
     default:
       'The standalone server closes a keep-alive connection after 5 s idle. (A server option.)',
     option: 'keepAliveTimeout',
+  },
+  {
+    id: 'limits.send-timeout',
+    interface: 'Timeouts: not shown.',
+    default: `The standalone server closes a connection whose answer the client stops reading, once no byte of it has left for ${SERVER_DEFAULTS.sendTimeout / 1000} s. (A server option.)`,
+    option: 'sendTimeout',
   },
   {
     id: 'limits.header-count',

@@ -303,6 +303,16 @@ export const FLAG_TABLE = {
     default: SERVER_DEFAULTS.keepAliveTimeout,
     config: true,
   },
+  sendTimeout: {
+    target: 'server',
+    section: 'server',
+    flag: 'send-timeout',
+    value: 'MS',
+    parse: int,
+    help: 'a client that stops reading its answer is cut after this',
+    default: SERVER_DEFAULTS.sendTimeout,
+    config: true,
+  },
   maxHeadersCount: {
     target: 'server',
     section: 'server',
