@@ -351,7 +351,7 @@ export const FLAG_TABLE = {
     flag: 'from',
     value: 'FILE',
     parse: (path: string) => readJsonFile('--from', path),
-    help: 'start from a session that GET /__sandbox/export wrote (replays it exactly); with --data-file, only a file that holds no data yet',
+    help: 'start from a session that GET /__sandbox/export wrote (replays it exactly); with --data-file, only while the file does not exist or is empty',
     config: false,
   },
   config: {

@@ -328,12 +328,6 @@ export async function createSandboxServer(
     try {
       await removeStaleTempFiles(file)
       const data = await readDataFile(file)
-      if (data !== undefined && sandboxOptions.from !== undefined) {
-        // @note The file's data would replace the session's unseen.
-        throw new DataFileError(
-          `The data file ${file} already holds data, so the session given with from (--from) would be ignored: from starts a sandbox from a session, and a data file keeps a sandbox's data across restarts, starting from it. Drop --from to go on with the data file's data; to start from the session, delete the data file or pass a --data-file that does not exist yet. The file was left untouched.`,
-        )
-      }
       if (data !== undefined) {
         try {
           await sandbox.load(data)

@@ -1,13 +1,14 @@
-import { readFile, stat, writeFile } from 'node:fs/promises'
+import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { expect, it } from 'vitest'
 import { DEMO_KEY_ONE } from '../../fixtures/demo-keys.ts'
 import { readDataFile } from '../../src/model/data-file.ts'
-import { runCli, startCli, startServer, tempFolder } from '../_servers.ts'
+import { startCli, startServer, tempFolder } from '../_servers.ts'
 
 // `--from session.json` beside a `--data-file` that held data started from
 // the data file: the session was dropped without a word (only the banner's
-// "loaded from" hinted at it).
+// "loaded from" hinted at it). The file still wins (a restart goes on with
+// it), and the CLI now says so.
 
 /** A session of a sandbox with one customer, "From Session", and no seeded ones. */
 async function writeSession(folder: string): Promise<string> {
@@ -34,15 +35,11 @@ const namesIn = async (url: string): Promise<string[]> => {
   return state.customers.map((c) => c.name)
 }
 
-it('refuses --from beside a data file that holds data, saying what each flag does, and leaves the file as it was', async () => {
+it('goes on with a data file that holds data, as a restart with the same command line must, and says on stderr that --from was not used', async () => {
   const folder = await tempFolder('cts-from-')
   const session = await writeSession(folder)
   const file = join(folder, 'data.json')
-  const first = await startServer({ dataFile: file })
-  await first.close()
-  const before = await readFile(file, 'utf8')
-
-  const cli = runCli([
+  const args = [
     '--port',
     '0',
     '--quiet',
@@ -50,30 +47,38 @@ it('refuses --from beside a data file that holds data, saying what each flag doe
     file,
     '--from',
     session,
-  ])
-  expect(await cli.exited).toBe(1)
-  expect(cli.stdout()).not.toContain('http://')
-  const lines = cli.stderr().trim().split('\n')
+  ]
+
+  const first = await startCli(args)
+  expect(await namesIn(first.url)).toEqual(['From Session'])
+  expect(first.stderr()).toBe('')
+  const created = await fetch(`${first.url}/v1/customers`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${DEMO_KEY_ONE}`,
+      'content-type': 'application/json',
+    },
+    body: JSON.stringify({ name: 'Made Since', email: 'since@example.com' }),
+  })
+  expect(created.status).toBe(201)
+  expect(await first.stop()).toBe(0)
+
+  const again = await startCli(args)
+  expect(await namesIn(again.url)).toEqual(['From Session', 'Made Since'])
+  const lines = again.stderr().trim().split('\n')
   expect(lines).toHaveLength(1)
-  expect(lines[0]).toContain(`The data file ${file} already holds data`)
-  expect(lines[0]).toContain('--from')
-  expect(lines[0]).toContain('Drop --from')
-  expect(lines[0]).toContain('a --data-file that does not exist yet')
-  expect(await readFile(file, 'utf8')).toBe(before)
-  await expect(stat(`${file}.lock`)).rejects.toThrow(/ENOENT/)
+  expect(lines[0]).toContain('--from was not used')
+  expect(lines[0]).toContain(`the data file ${file} already holds data`)
+  expect(lines[0]).toContain('Delete the data file')
 })
 
-it('refuses the same through createSandboxServer({ from, dataFile })', async () => {
+it('starts createSandboxServer({ from, dataFile }) from the data file once it holds data', async () => {
   const folder = await tempFolder('cts-from-')
   const session = JSON.parse(await readFile(await writeSession(folder), 'utf8'))
   const file = join(folder, 'data.json')
   await (await startServer({ dataFile: file })).close()
 
-  await expect(startServer({ dataFile: file, from: session })).rejects.toThrow(
-    /already holds data.*from \(--from\)/,
-  )
-  // The file still starts as before without the session.
-  const server = await startServer({ dataFile: file })
+  const server = await startServer({ dataFile: file, from: session })
   expect(server.loadedFromFile).toBe(true)
   expect(await namesIn(server.url)).not.toContain('From Session')
 })
