@@ -1,4 +1,4 @@
-import { DEFAULTS } from './defaults.ts'
+import { DEFAULTS, SERVER_DEFAULTS } from './defaults.ts'
 import type { ResolvedOptions } from './options.ts'
 
 const D = DEFAULTS
@@ -186,7 +186,7 @@ export const LEDGER: readonly LedgerItem[] = [
   {
     id: 'limits.stores',
     interface: 'Size limits: not shown (how many records an account may hold).',
-    default: `At most ${n(D.limits.customersPerAccount)} customers and ${n(D.limits.tokensPerAccount)} tokens per account, ${n(D.limits.accounts)} accounts and ${n(D.limits.records)} records (accounts, API keys, customers and tokens) in all; the sandbox's own queue takes ${n(D.limits.scenarios)} scenarios and ${n(D.limits.snapshots)} snapshots. Past a limit the call is \`409 limit_reached\` naming the limit and its option, and nothing is stored; seeded and loaded records count but are never refused.`,
+    default: `At most ${n(D.limits.customersPerAccount)} customers and ${n(D.limits.tokensPerAccount)} tokens per account, ${n(D.limits.accounts)} accounts and ${n(D.limits.records)} records (accounts, API keys, customers and tokens) in all; the sandbox's own queue takes ${n(D.limits.scenarios)} scenarios and ${n(D.limits.snapshots)} snapshots. Past a limit the call is \`409 limit_reached\` naming the limit and its option, and nothing is stored; seeded and loaded records count but are never refused, and a seed that alone fills \`records\` or an account is refused at start.`,
     option: 'limits',
     value: (o) => o.limits,
   },
@@ -210,6 +210,12 @@ export const LEDGER: readonly LedgerItem[] = [
     default:
       'The standalone server closes a keep-alive connection after 5 s idle. (A server option.)',
     option: 'keepAliveTimeout',
+  },
+  {
+    id: 'limits.send-timeout',
+    interface: 'Timeouts: not shown.',
+    default: `The standalone server closes a connection whose answer the client stops reading, once no byte of it has left for ${SERVER_DEFAULTS.sendTimeout / 1000} s. (A server option.)`,
+    option: 'sendTimeout',
   },
   {
     id: 'limits.header-count',

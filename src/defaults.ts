@@ -61,6 +61,8 @@ export const SERVER_DEFAULTS = {
   headersTimeout: 10_000,
   requestTimeout: 30_000,
   keepAliveTimeout: 5_000,
+  // The README's limits section says why a minute.
+  sendTimeout: 60_000,
   maxHeadersCount: 100,
   maxConnections: 1024,
 } as const

@@ -21,7 +21,8 @@ export interface RateLimitOptions {
  * Caps on the sandbox's stores. A call that would pass one is refused with
  * `409 limit_reached` naming the limit and its option, and stores nothing
  * (the JavaScript API throws a `RangeError`). Seeded and loaded records count
- * towards them but are never refused.
+ * towards them but are never refused; a seed that alone fills `records` or
+ * an account's `customersPerAccount` throws when the sandbox is made.
  */
 export interface LimitsOptions {
   /** Customers one account may hold. */
@@ -472,6 +473,7 @@ function checkConsistency(o: ResolvedOptions): void {
   if (new Set(o.scopes).size !== o.scopes.length) {
     fail('option "scopes" lists a scope twice; list each scope once')
   }
+  checkSeedRoom(o, fail)
   const ids = new Set<string>()
   const keys = new Set<string>()
   for (const account of o.fixtures.accounts) {
@@ -486,4 +488,52 @@ function checkConsistency(o: ResolvedOptions): void {
       keys.add(key)
     }
   }
+}
+
+/**
+ * Refuses a seed that alone fills `limits.records` or an account's
+ * `limits.customersPerAccount`. @note Seeded records are never refused, so
+ * such a sandbox would answer every create with `409 limit_reached` before
+ * its first request; better to say so when it is made, before a long seed.
+ */
+function checkSeedRoom(
+  o: ResolvedOptions,
+  fail: (what: string) => never,
+): void {
+  const { limits } = o
+  const n = (value: number): string => value.toLocaleString('en')
+  let keys = 0
+  let customers = 0
+  let fullest: { id: string; customers: number } | undefined
+  for (const account of o.fixtures.accounts) {
+    const seeded = account.customers ?? o.customersPerAccount
+    keys += account.apiKeys.length
+    customers += seeded
+    if (
+      seeded >= limits.customersPerAccount &&
+      seeded > (fullest?.customers ?? -1)
+    )
+      fullest = { id: account.id, customers: seeded }
+  }
+  const accounts = o.fixtures.accounts.length
+  const records = accounts + keys + customers
+  const full: string[] = []
+  if (records >= limits.records) {
+    full.push(
+      `limits.records (${n(limits.records)}): it makes ${n(records)} records (${n(accounts)} fixture accounts, their ${n(keys)} API keys and ${n(customers)} customers)`,
+    )
+  }
+  if (fullest !== undefined) {
+    full.push(
+      `limits.customersPerAccount (${n(limits.customersPerAccount)}): account "${fullest.id}" is seeded with ${n(fullest.customers)} customers`,
+    )
+  }
+  if (full.length === 0) return
+  const names = [
+    records >= limits.records && 'records',
+    fullest !== undefined && 'customersPerAccount',
+  ].filter((name) => name !== false)
+  fail(
+    `the seed alone fills ${full.join('; and ')}, so creates would be refused before the first request. Seed fewer customers (the option customersPerAccount, --customers N) or raise the ${names.length > 1 ? 'limits' : 'limit'} (limits: { ${names.map((name) => `${name}: N`).join(', ')} }, --limits ${names.map((name) => `${name}=N`).join(',')})`,
+  )
 }

@@ -30,6 +30,7 @@ const EXAMPLES: Partial<Record<FlagName, [string[], unknown]>> = {
   headersTimeout: [['--headers-timeout', '2000'], 2000],
   requestTimeout: [['--request-timeout', '3000'], 3000],
   keepAliveTimeout: [['--keep-alive-timeout', '4000'], 4000],
+  sendTimeout: [['--send-timeout', '5000'], 5000],
   maxHeadersCount: [['--max-headers-count', '50'], 50],
   maxConnections: [['--max-connections', '64'], 64],
   dataFile: [['--data-file', 'sandbox.jsonl'], 'sandbox.jsonl'],

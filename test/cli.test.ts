@@ -292,7 +292,14 @@ it(
     timeout: 30_000,
   },
   async () => {
-    const cli = start(['--port', '0', '--customers', '10000'])
+    const cli = start([
+      '--port',
+      '0',
+      '--customers',
+      '10000',
+      '--limits',
+      'customersPerAccount=10001',
+    ])
     await urlOf(cli)
     expect(cli.stdout()).toMatch(/Seeded 20,000 customers in \d+\.\d s/)
     const state = await (

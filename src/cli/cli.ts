@@ -244,6 +244,13 @@ export async function main({
     throw error
   }
   progress.done()
+  if (server.loadedFromFile && options.from !== undefined) {
+    // @note As a database's init scripts: a restart with the same command
+    // line goes on with the file. Said, since the session was asked for.
+    err.write(
+      `${NAME}: --from was not used: the data file ${options.dataFile} already holds data, and --from starts only a data file that does not exist yet or is empty. Delete the data file (or pass another --data-file) to start from the session.\n`,
+    )
+  }
 
   if (json) {
     line({

@@ -303,6 +303,16 @@ export const FLAG_TABLE = {
     default: SERVER_DEFAULTS.keepAliveTimeout,
     config: true,
   },
+  sendTimeout: {
+    target: 'server',
+    section: 'server',
+    flag: 'send-timeout',
+    value: 'MS',
+    parse: int,
+    help: 'a client that stops reading its answer is cut after this',
+    default: SERVER_DEFAULTS.sendTimeout,
+    config: true,
+  },
   maxHeadersCount: {
     target: 'server',
     section: 'server',
@@ -341,7 +351,7 @@ export const FLAG_TABLE = {
     flag: 'from',
     value: 'FILE',
     parse: (path: string) => readJsonFile('--from', path),
-    help: 'start from a session that GET /__sandbox/export wrote (replays it exactly)',
+    help: 'start from a session that GET /__sandbox/export wrote (replays it exactly); with --data-file, only while the file does not exist or is empty',
     config: false,
   },
   config: {

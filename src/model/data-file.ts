@@ -1,5 +1,6 @@
 import {
   link,
+  lstat,
   open,
   readdir,
   readFile,
@@ -45,9 +46,9 @@ const LINE_KINDS = {
 
 /**
  * Reads a data file: the sandbox data its snapshot and log lines add up to,
- * or `undefined` when there is none. Line 1 is a snapshot (an older
- * single-document data file is one); each later line adds one record, as
- * `{"customer": {...}}`. A last line without its newline was cut short by a
+ * or `undefined` when there is none or it is empty (0 bytes). Line 1 is a
+ * snapshot (an older single-document data file is one); each later line adds
+ * one record, as `{"customer": {...}}`. A last line without its newline was cut short by a
  * crash before it was acknowledged, and is dropped. Anything else that does
  * not parse is a `DataFileError`.
  *
@@ -132,11 +133,8 @@ export async function readDataFile(path: string): Promise<unknown> {
     const complete = number === 1 || (await endsWithNewline(path))
     if (complete) add(pending, number)
   }
-  if (data === undefined) {
-    throw new DataFileError(
-      `The data file ${path} is empty; it was left untouched. Move it away or pass another --data-file.`,
-    )
-  }
+  // @note An empty file (as `touch` or `mktemp` leaves it) holds no data to
+  // lose: it starts as a missing one does. A server never writes one.
   return data
 
   function add(line: string, at: number): void {
@@ -370,16 +368,14 @@ export async function lockDataFile(path: string): Promise<DataFileLock> {
         await unlink(lockPath).catch(() => {})
         continue
       }
-      throw new DataFileError(
-        `The data file ${path} is in use by another sandbox server (pid ${holder || 'unknown'}, lock file ${lockPath}). Stop that server, or pass another --data-file. If pid ${holder || 'unknown'} is not a sandbox server, delete ${lockPath}: a killed server left it.`,
-      )
+      throw inUse(path, holder, lockPath)
     }
   } finally {
     await unlink(temp).catch(() => {})
   }
   let released = false
   heldLocks.add(resolvePath(lockPath))
-  return {
+  const lock: DataFileLock = {
     async release() {
       if (released) return
       released = true
@@ -388,6 +384,56 @@ export async function lockDataFile(path: string): Promise<DataFileLock> {
       heldLocks.delete(resolvePath(lockPath))
     },
   }
+  try {
+    await refuseOtherNames(path)
+  } catch (error) {
+    await lock.release()
+    throw error
+  }
+  return lock
+}
+
+const inUse = (path: string, holder: number, lockPath: string) =>
+  new DataFileError(
+    `The data file ${path} is in use by another sandbox server (pid ${holder || 'unknown'}, lock file ${lockPath}). Stop that server, or pass another --data-file. If pid ${holder || 'unknown'} is not a sandbox server, delete ${lockPath}: a killed server left it.`,
+  )
+
+/**
+ * Refuses a data file that has more than one name (hard links): each has a
+ * lock of its own, so a server could start on each. Nor can such a file stay
+ * shared: every save writes a new file and renames it over `path`, which
+ * parts it from its other names. Throws a `DataFileError`: "in use" when a
+ * server holds another name in the same folder, else what to do.
+ */
+async function refuseOtherNames(path: string): Promise<void> {
+  const file = await stat(path).catch(() => undefined)
+  // A folder counts its subfolders' links: the read says it is no file.
+  if (file === undefined || !file.isFile() || file.nlink <= 1) return
+  // @note Another name beside it with a live lock is the common case (`ln
+  // a.json b.json`): say who holds it, as for the one name.
+  const folder = dirname(path)
+  const entries = await readdir(folder).catch(() => [] as string[])
+  const names = new Set(entries)
+  for (const entry of entries) {
+    const name = entry.slice(0, -'.lock'.length)
+    if (!entry.endsWith('.lock') || !names.has(name)) continue
+    const other = join(folder, name)
+    if (other === path) continue
+    const same = await lstat(other).catch(() => undefined)
+    if (same?.ino !== file.ino || same.dev !== file.dev) continue
+    const lockPath = join(folder, entry)
+    const holder = Number(
+      (await readFile(lockPath, 'utf8').catch(() => '')).trim(),
+    )
+    const live =
+      holder === process.pid
+        ? heldLocks.has(resolvePath(lockPath))
+        : isRunning(holder)
+    if (live) throw inUse(path, holder, lockPath)
+  }
+  throw new DataFileError(
+    `The data file ${path} has ${file.nlink} names (hard links); it was left untouched. Each name would get a lock of its own, so a second server could write the same data through another name, and each save replaces the file by a new one, which parts it from its other names. Give it one name: remove the others (find them with find / -xdev -samefile ${path}), or make them symbolic links (ln -s), which lead to the one file and its one lock.`,
+  )
 }
 
 /** Waits until no seeding is under way, even one a reset started meanwhile. */

@@ -25,7 +25,8 @@ export type CreatedRecord =
  * and seed them in tests as any @msw/data collection. A record created,
  * updated or deleted here is validated by its schema and behaves as if the
  * API had made it: it counts for `uniqueEmail` and the limits, and an API key
- * or token is usable as a credential. A record whose id is taken, or a
+ * or token is usable as a credential. Deleting an account deletes its API
+ * keys, customers and tokens. A record whose id is taken, or a
  * credential whose secret is, is refused with a `RangeError`.
  *
  * @example
@@ -298,6 +299,48 @@ function follow<T extends { id: string }>(
 }
 
 /**
+ * Makes a delete of accounts (`delete`, `deleteMany`, `clear`) delete their
+ * API keys, customers and tokens too, as the API never leaves a record
+ * without its account. @note @msw/data's `onDelete: 'cascade'` belongs to
+ * its relations, which hold records by reference on a relation property and
+ * follow every create through hooks; the records here name their account by
+ * `account_id`, as the data file and the API show them.
+ */
+function cascadeAccountDeletes({
+  accounts,
+  apiKeys,
+  customers,
+  tokens,
+}: SandboxCollections): void {
+  const cascade = (deleted: readonly AccountRecord[]): void => {
+    if (deleted.length === 0) return
+    const gone = new Set(deleted.map((account) => account.id))
+    apiKeys.deleteMany((q) => q.where((r) => gone.has(r.account_id)))
+    customers.deleteMany((q) => q.where((r) => gone.has(r.account_id)))
+    tokens.deleteMany((q) => q.where((r) => gone.has(r.account_id)))
+  }
+  const remove = accounts.delete.bind(accounts)
+  const removeMany = accounts.deleteMany.bind(accounts)
+  const clear = accounts.clear.bind(accounts)
+  accounts.delete = ((...args: Parameters<typeof remove>) => {
+    const deleted = remove(...args)
+    cascade(deleted === undefined ? [] : [deleted])
+    return deleted
+  }) as typeof remove
+  accounts.deleteMany = (...args: Parameters<typeof removeMany>) => {
+    const deleted = removeMany(...args)
+    cascade(deleted)
+    return deleted
+  }
+  accounts.clear = () => {
+    // A copy: all() is the collection's own array, which clear() empties.
+    const deleted = [...accounts.all()]
+    clear()
+    cascade(deleted)
+  }
+}
+
+/**
  * Creates an empty data model. A reset makes a new one rather than clearing
  * the collections, whose `clear()` costs O(n²) at scale.
  *
@@ -424,6 +467,7 @@ export function createDatabase(
     fresh,
     changed,
   })
+  cascadeAccountDeletes({ accounts, apiKeys, customers, tokens })
   follow<ApiKeyRecord>(apiKeys, apiKeyIndex, new Map(), {
     noun: 'an API key',
     conflict: secretTaken,

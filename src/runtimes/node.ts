@@ -109,6 +109,16 @@ export interface SandboxServerOptions extends SandboxOptions {
    */
   keepAliveTimeout?: number
   /**
+   * Milliseconds an answer may wait on a client that takes none of it: once
+   * the connection's buffers are full, and no byte more has left for this
+   * long, the connection closes. Nothing counts while no answer is waiting
+   * to be sent (a scenario's delay, an idle keep-alive connection) or while
+   * the client keeps taking bytes.
+   * @default 60000
+   * @example createSandboxServer({ sendTimeout: 10_000 })
+   */
+  sendTimeout?: number
+  /**
    * The most header fields a request may carry; more is `431 headers_too_large`.
    * @default 100
    * @example createSandboxServer({ maxHeadersCount: 200 })
@@ -158,6 +168,7 @@ export const DEFAULT_SERVER_LIMITS = {
   headersTimeout: SERVER_DEFAULTS.headersTimeout,
   requestTimeout: SERVER_DEFAULTS.requestTimeout,
   keepAliveTimeout: SERVER_DEFAULTS.keepAliveTimeout,
+  sendTimeout: SERVER_DEFAULTS.sendTimeout,
   maxHeadersCount: SERVER_DEFAULTS.maxHeadersCount,
   maxConnections: SERVER_DEFAULTS.maxConnections,
 } as const
@@ -185,6 +196,7 @@ const ServerOptionsSchema = z.object({
   headersTimeout: z.number(),
   requestTimeout: z.number(),
   keepAliveTimeout: z.number(),
+  sendTimeout: z.number(),
   maxHeadersCount: z.number(),
   maxConnections: z.number(),
   onLog: fn,
@@ -232,6 +244,7 @@ export async function createSandboxServer(
     headersTimeout = SERVER_DEFAULTS.headersTimeout,
     requestTimeout = SERVER_DEFAULTS.requestTimeout,
     keepAliveTimeout = SERVER_DEFAULTS.keepAliveTimeout,
+    sendTimeout = SERVER_DEFAULTS.sendTimeout,
     maxHeadersCount = SERVER_DEFAULTS.maxHeadersCount,
     maxConnections = SERVER_DEFAULTS.maxConnections,
     ...sandboxOptions
@@ -240,6 +253,7 @@ export async function createSandboxServer(
     headersTimeout,
     requestTimeout,
     keepAliveTimeout,
+    sendTimeout,
     maxHeadersCount,
     maxConnections,
   }
@@ -425,7 +439,12 @@ export async function createSandboxServer(
         lingerOnClose(req.socket)
       }
     }
-    await sendNodeResponse(res, response)
+    const sent = sendNodeResponse(res, response)
+    // @note The answer is with node:http now: what the system did not take
+    // is still queued, or a streamed body is still to come. Only then is
+    // there a stall to watch for.
+    watchStall(req.socket, res)
+    await sent
   }
 
   /** Answers a request the edge refused, before anything else read it. */
@@ -494,6 +513,7 @@ export async function createSandboxServer(
     sendNodeResponse(res, response).catch(() => res.destroy())
   }
 
+  const watchStall = createStallWatch(sendTimeout)
   const sockets = new Set<Socket>()
   // The last answer each connection has begun or queued.
   const answering = new WeakMap<Socket, ServerResponse>()
@@ -889,6 +909,78 @@ function lingerOnClose(socket: Socket): void {
     socket.once('close', () => clearTimeout(timer))
     socket.resume()
   })
+}
+
+// How many looks in a row must find a stalled socket's queue unchanged
+// before it is closed: a stall is cut between the limit and a quarter more.
+const STALL_CHECKS = 4
+
+/**
+ * Returns `watch(socket, res)`, called once `res` has been handed to
+ * node:http, which closes `socket` once bytes queued on it have not moved
+ * for `limit` milliseconds: a client that sent its requests and reads none
+ * of the answers would otherwise hold the connection for good, as node:http
+ * has no timeout for a write. An answer written whole with nothing left
+ * queued (the usual one) costs one look and no timer. The timer of a
+ * watched socket stops once its last answer is ended and its queue empty,
+ * so a delay before an answer and an idle keep-alive connection are never
+ * counted.
+ *
+ * @example
+ * const watchStall = createStallWatch(60_000)
+ * res.end(body)
+ * watchStall(res.socket, res)
+ */
+function createStallWatch(
+  limit: number,
+): (socket: Socket, res: ServerResponse) => void {
+  // The last answer of each watched socket.
+  const watched = new WeakMap<Socket, ServerResponse>()
+  const every = Math.max(1, Math.ceil(limit / STALL_CHECKS))
+  return (socket, res) => {
+    // A streamed body (not ended yet) is written later: watched from now.
+    if (res.writableEnded && socket.writableLength === 0) return
+    if (socket.destroyed) return
+    const watching = watched.has(socket)
+    watched.set(socket, res)
+    if (watching) return
+    let last = queued(socket)
+    let still = 0
+    const check = (): void => {
+      const now = queued(socket)
+      if (socket.writableLength > 0) {
+        // @note Counted in looks, not measured in time: after the event loop
+        // was held up, the first look comes before the writes it held up.
+        still = now === last ? still + 1 : 0
+        if (still >= STALL_CHECKS) {
+          socket.destroy()
+          return
+        }
+      } else if (watched.get(socket)?.writableEnded !== false) {
+        watched.delete(socket)
+        socket.off('close', stop)
+        return
+      } else still = 0
+      last = now
+      timer.refresh()
+    }
+    const timer = setTimeout(check, every).unref()
+    const stop = (): void => clearTimeout(timer)
+    socket.once('close', stop)
+  }
+}
+
+/**
+ * What is queued on `socket`, as a key that changes whenever bytes leave:
+ * node's queue shrinks as whole writes complete, libuv's (`writeQueueSize`)
+ * as the system takes part of one, so a slow reader of one large answer
+ * shows progress too.
+ */
+function queued(socket: Socket): string {
+  const handle = Reflect.get(socket, '_handle') as {
+    writeQueueSize?: number
+  } | null
+  return `${socket.writableLength}/${handle?.writeQueueSize ?? 0}`
 }
 
 /** The log line of a journal entry. */

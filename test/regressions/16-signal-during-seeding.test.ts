@@ -13,7 +13,16 @@ it.each([
 ] as const)(
   'stops at once on %s while seeding, before it listens',
   async (signal, code) => {
-    const cli = runCli(['--port', '0', '--quiet', '--customers', '1000000'])
+    const cli = runCli([
+      '--port',
+      '0',
+      '--quiet',
+      '--customers',
+      '1000000',
+      // Room for the seed: a start that fills a limit is refused at once.
+      '--limits',
+      'customersPerAccount=1000001,records=3000000',
+    ])
     // Past node's start-up, so that the CLI's own handler hears the signal.
     await sleep(1000)
     cli.child.kill(signal)

@@ -1126,6 +1126,8 @@ export const NOT_PROBED: Record<string, string> = {
     'not probed: it needs a client that stalls for 10 s or more',
   'limits.request-timeout':
     'not probed: it needs a client that stalls for 30 s or more',
+  'limits.send-timeout':
+    'not probed: it needs a client that stops reading for a minute or more',
   'limits.connections':
     'not probed: it needs about 1,000 open connections, which is not polite',
   states: 'not probed: seeing a token expire needs waiting out its lifetime',

@@ -1,0 +1,122 @@
+import { readFile, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { expect, it } from 'vitest'
+import { DEMO_KEY_ONE } from '../../fixtures/demo-keys.ts'
+import { readDataFile } from '../../src/model/data-file.ts'
+import { startCli, startServer, tempFolder } from '../_servers.ts'
+
+// `--from session.json` beside a `--data-file` that held data started from
+// the data file: the session was dropped without a word (only the banner's
+// "loaded from" hinted at it). The file still wins (a restart goes on with
+// it), and the CLI now says so.
+
+/** A session of a sandbox with one customer, "From Session", and no seeded ones. */
+async function writeSession(folder: string): Promise<string> {
+  const source = await startServer({ customersPerAccount: 0 })
+  const response = await fetch(`${source.url}/v1/customers`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${DEMO_KEY_ONE}`,
+      'content-type': 'application/json',
+    },
+    body: JSON.stringify({ name: 'From Session', email: 'from@example.com' }),
+  })
+  expect(response.status).toBe(201)
+  const path = join(folder, 'session.json')
+  await writeFile(path, JSON.stringify(source.sandbox.export()))
+  await source.close()
+  return path
+}
+
+const namesIn = async (url: string): Promise<string[]> => {
+  const state = (await (await fetch(`${url}/__sandbox/state`)).json()) as {
+    customers: { name: string }[]
+  }
+  return state.customers.map((c) => c.name)
+}
+
+it('goes on with a data file that holds data, as a restart with the same command line must, and says on stderr that --from was not used', async () => {
+  const folder = await tempFolder('cts-from-')
+  const session = await writeSession(folder)
+  const file = join(folder, 'data.json')
+  const args = [
+    '--port',
+    '0',
+    '--quiet',
+    '--data-file',
+    file,
+    '--from',
+    session,
+  ]
+
+  const first = await startCli(args)
+  expect(await namesIn(first.url)).toEqual(['From Session'])
+  expect(first.stderr()).toBe('')
+  const created = await fetch(`${first.url}/v1/customers`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${DEMO_KEY_ONE}`,
+      'content-type': 'application/json',
+    },
+    body: JSON.stringify({ name: 'Made Since', email: 'since@example.com' }),
+  })
+  expect(created.status).toBe(201)
+  expect(await first.stop()).toBe(0)
+
+  const again = await startCli(args)
+  expect(await namesIn(again.url)).toEqual(['From Session', 'Made Since'])
+  const lines = again.stderr().trim().split('\n')
+  expect(lines).toHaveLength(1)
+  expect(lines[0]).toContain('--from was not used')
+  expect(lines[0]).toContain(`the data file ${file} already holds data`)
+  expect(lines[0]).toContain('Delete the data file')
+})
+
+it('starts createSandboxServer({ from, dataFile }) from the data file once it holds data', async () => {
+  const folder = await tempFolder('cts-from-')
+  const session = JSON.parse(await readFile(await writeSession(folder), 'utf8'))
+  const file = join(folder, 'data.json')
+  await (await startServer({ dataFile: file })).close()
+
+  const server = await startServer({ dataFile: file, from: session })
+  expect(server.loadedFromFile).toBe(true)
+  expect(await namesIn(server.url)).not.toContain('From Session')
+})
+
+it.each([
+  ['does not exist yet', async () => {}],
+  ['is empty', (file: string) => writeFile(file, '')],
+])(
+  'seeds a data file that %s from --from, and the file keeps it',
+  async (_, prepare) => {
+    const folder = await tempFolder('cts-from-')
+    const session = await writeSession(folder)
+    const file = join(folder, 'data.json')
+    await prepare(file)
+
+    const cli = await startCli([
+      '--port',
+      '0',
+      '--quiet',
+      '--data-file',
+      file,
+      '--from',
+      session,
+    ])
+    expect(await namesIn(cli.url)).toEqual(['From Session'])
+    expect(await cli.stop()).toBe(0)
+
+    const saved = (await readDataFile(file)) as {
+      customers: { name: string }[]
+    }
+    expect(saved.customers.map((c) => c.name)).toEqual(['From Session'])
+    const again = await startCli([
+      '--port',
+      '0',
+      '--quiet',
+      '--data-file',
+      file,
+    ])
+    expect(await namesIn(again.url)).toEqual(['From Session'])
+  },
+)
