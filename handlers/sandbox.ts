@@ -14,7 +14,7 @@ import {
   ScenarioBodySchema,
   SnapshotBodySchema,
 } from '../src/model/schemas.ts'
-import packageJson from '../package.json' with { type: 'json' }
+import { VERSION } from '../src/version.ts'
 import { createOpenApiDocument } from '../src/openapi.ts'
 import type { SandboxClock } from '../src/model/clock.ts'
 import type { Scenario, Scenarios } from '../src/request/scenarios.ts'
@@ -338,7 +338,7 @@ export function sandboxRoutes(
           call,
           () => {
             document ??= JSON.stringify(
-              createOpenApiDocument(ctx.options, packageJson.version),
+              createOpenApiDocument(ctx.options, VERSION),
             )
             return new Response(document, {
               headers: { 'content-type': 'application/json' },

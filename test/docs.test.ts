@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises'
 import { expect, it } from 'vitest'
+import packageJson from '../package.json' with { type: 'json' }
 import {
   flagOf,
   renderBlocks,
@@ -9,6 +10,7 @@ import {
 import { LEDGER } from '../src/assumptions.ts'
 import { ERROR_REGISTRY } from '../src/request/errors.ts'
 import { resolveOptions } from '../src/options.ts'
+import { VERSION } from '../src/version.ts'
 import {
   DEFAULT_SERVER_LIMITS,
   type SandboxServerOptions,
@@ -65,4 +67,8 @@ it('opens with the two commands', () => {
 
 it('writes no path of a particular machine', () => {
   expect(readme).not.toMatch(/\/(?:work|tmp|home|root|Users)\//)
+})
+
+it('states the version package.json has', () => {
+  expect(VERSION).toBe(packageJson.version)
 })

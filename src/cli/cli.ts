@@ -1,5 +1,5 @@
 import { parseArgs, styleText } from 'node:util'
-import packageJson from '../../package.json' with { type: 'json' }
+import { VERSION } from '../version.ts'
 import { DEFAULT_ACCOUNTS, DEMO_KEY_ONE } from '../../fixtures/demo-keys.ts'
 import { DataFileError } from '../model/data-file.ts'
 import {
@@ -183,7 +183,7 @@ export async function main({
     return { exitCode: 0 }
   }
   if (resolved.version) {
-    out.write(`${packageJson.version}\n`)
+    out.write(`${VERSION}\n`)
     return { exitCode: 0 }
   }
   const options = resolved.options!
@@ -408,7 +408,7 @@ function banner(
     ],
   ]
   const out = [
-    `\n${paint('bold', NAME)} ${packageJson.version}: the Customer and Token Service sandbox\n`,
+    `\n${paint('bold', NAME)} ${VERSION}: the Customer and Token Service sandbox\n`,
   ]
   for (const [label, value] of rows) out.push(`  ${label.padEnd(10)} ${value}`)
   if (usesDefaultAccounts) {
