@@ -137,6 +137,23 @@ export const createFiller = (url: string, n: number): Promise<Response> =>
   })
 
 /**
+ * Creates a customer named `name` (email `<name>@example.com`) with the demo
+ * key on the server at `url`.
+ *
+ * @example
+ * expect((await createNamed(server.url, 'Ada')).status).toBe(201)
+ */
+export const createNamed = (url: string, name: string): Promise<Response> =>
+  fetch(`${url}/v1/customers`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${DEMO_KEY_ONE}`,
+      'content-type': 'application/json',
+    },
+    body: JSON.stringify({ name, email: `${name}@example.com` }),
+  })
+
+/**
  * A stream that keeps what is written to it, for `main({ stdout, stderr })`
  * run in this process.
  *

@@ -1,25 +1,9 @@
 import { expect, it } from 'vitest'
+import { postThrough } from './_targets.ts'
 import { createSandbox } from '../src/index.ts'
 import { DEMO_KEY_ONE } from '../fixtures/demo-keys.ts'
 
 const ACCOUNT = 'acct_DemoAccount001'
-
-const post = (
-  sandbox: ReturnType<typeof createSandbox>,
-  path: string,
-  body: unknown,
-  credential = DEMO_KEY_ONE,
-) =>
-  sandbox.fetch(
-    new Request(`http://api.test${path}`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${credential}`,
-        'content-type': 'application/json',
-      },
-      body: JSON.stringify(body),
-    }),
-  )
 
 it('seeds a customer through sandbox.db that queries find and uniqueEmail counts', async () => {
   const sandbox = createSandbox({ seed: 1, uniqueEmail: true })
@@ -38,7 +22,7 @@ it('seeds a customer through sandbox.db that queries find and uniqueEmail counts
   ).toMatchObject({ id: 'cus_ada', name: 'Ada' })
   expect(sandbox.customers.get('cus_ada')).toMatchObject({ name: 'Ada' })
 
-  const duplicate = await post(sandbox, '/v1/customers', {
+  const duplicate = await postThrough(sandbox, '/v1/customers', {
     name: 'Ada again',
     email: 'ADA@example.com',
   })
@@ -47,7 +31,7 @@ it('seeds a customer through sandbox.db that queries find and uniqueEmail counts
 
   sandbox.db.customers.delete((q) => q.where({ id: 'cus_ada' }))
   expect(sandbox.customers.get('cus_ada')).toBeUndefined()
-  const freed = await post(sandbox, '/v1/customers', {
+  const freed = await postThrough(sandbox, '/v1/customers', {
     name: 'Ada again',
     email: 'ADA@example.com',
   })
@@ -70,7 +54,7 @@ it('accepts a token written through sandbox.db as a credential, and stops when i
     created_at: sandbox.clock.now().toISOString(),
     issued_by: 'key_seed',
   })
-  const created = await post(
+  const created = await postThrough(
     sandbox,
     '/v1/customers',
     { name: 'Grace', email: 'grace@example.com' },
@@ -80,7 +64,7 @@ it('accepts a token written through sandbox.db as a credential, and stops when i
   expect(sandbox.journal.last()).toMatchObject({ account_id: ACCOUNT })
 
   sandbox.db.tokens.delete((q) => q.where({ id: 'tkn_seeded' }))
-  const refused = await post(
+  const refused = await postThrough(
     sandbox,
     '/v1/customers',
     { name: 'Grace', email: 'grace@example.com' },
@@ -98,7 +82,7 @@ it('follows updates through sandbox.db: a revoked key is refused', async () => {
       key.revoked = true
     },
   })
-  const refused = await post(sandbox, '/v1/customers', {
+  const refused = await postThrough(sandbox, '/v1/customers', {
     name: 'Ada',
     email: 'ada@example.com',
   })
@@ -130,7 +114,7 @@ it('refuses a record that does not match its schema, and keeps nothing of it', a
 it('gives the records the API makes to sandbox.db queries', async () => {
   const sandbox = createSandbox({ seed: 1, customersPerAccount: 0 })
   await sandbox.ready
-  const created = await post(sandbox, '/v1/customers', {
+  const created = await postThrough(sandbox, '/v1/customers', {
     name: 'Ada',
     email: 'ada@example.com',
   })
@@ -162,14 +146,14 @@ it('counts customers seeded with createMany: their emails are taken and the per-
   expect(sandbox.customers.count({ accountId: ACCOUNT })).toBe(before + 3)
   expect(sandbox.customers.get('cus_many2')).toMatchObject({ name: 'Many 2' })
 
-  const taken = await post(sandbox, '/v1/customers', {
+  const taken = await postThrough(sandbox, '/v1/customers', {
     name: 'Again',
     email: 'MANY1@example.com',
   })
   expect(taken.status).toBe(409)
   expect((await taken.json()).code).toBe('email_taken')
 
-  const full = await post(sandbox, '/v1/customers', {
+  const full = await postThrough(sandbox, '/v1/customers', {
     name: 'One more',
     email: 'more@example.com',
   })

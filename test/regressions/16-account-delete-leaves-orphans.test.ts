@@ -1,4 +1,5 @@
 import { expect, it } from 'vitest'
+import { postThrough } from '../_targets.ts'
 import { DEMO_KEY_ONE, DEMO_KEY_TWO } from '../../fixtures/demo-keys.ts'
 import { createSandbox } from '../../src/index.ts'
 
@@ -9,23 +10,6 @@ import { createSandbox } from '../../src/index.ts'
 const ACCOUNT = 'acct_DemoAccount001'
 const OTHER = 'acct_DemoAccount002'
 
-const post = (
-  sandbox: ReturnType<typeof createSandbox>,
-  path: string,
-  body: unknown,
-  credential: string,
-) =>
-  sandbox.fetch(
-    new Request(`http://api.test${path}`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${credential}`,
-        'content-type': 'application/json',
-      },
-      body: JSON.stringify(body),
-    }),
-  )
-
 /** A sandbox where each demo account has a customer and a token from the API. */
 async function prepared() {
   const sandbox = createSandbox({ seed: 1, uniqueEmail: true })
@@ -35,14 +19,14 @@ async function prepared() {
     [ACCOUNT, DEMO_KEY_ONE],
     [OTHER, DEMO_KEY_TWO],
   ] as const) {
-    const customer = await post(
+    const customer = await postThrough(
       sandbox,
       '/v1/customers',
       { name: 'Ada', email: 'ada@example.com' },
       key,
     )
     expect(customer.status).toBe(201)
-    const token = await post(
+    const token = await postThrough(
       sandbox,
       '/v2/tokens',
       { scopes: ['customers:write'] },
@@ -96,7 +80,7 @@ it.each([
     expect(state.tokens.filter((t) => t.account_id === ACCOUNT)).toEqual([])
     // Its key and its token no longer authenticate.
     for (const credential of [DEMO_KEY_ONE, tokens[ACCOUNT]!]) {
-      const refused = await post(
+      const refused = await postThrough(
         sandbox,
         '/v1/customers',
         { name: 'Grace', email: 'grace@example.com' },
@@ -110,14 +94,14 @@ it.each([
 
     // The other account keeps everything, its email taken as before.
     expect(ownedBy(sandbox, OTHER)).toEqual(other)
-    const duplicate = await post(
+    const duplicate = await postThrough(
       sandbox,
       '/v1/customers',
       { name: 'Ada', email: 'ada@example.com' },
       tokens[OTHER]!,
     )
     expect(duplicate.status).toBe(409)
-    const created = await post(
+    const created = await postThrough(
       sandbox,
       '/v1/customers',
       { name: 'Grace', email: 'grace@example.com' },

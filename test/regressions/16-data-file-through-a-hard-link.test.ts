@@ -1,22 +1,17 @@
 import { link, mkdir, readFile, stat, unlink } from 'node:fs/promises'
 import { join } from 'node:path'
 import { expect, it } from 'vitest'
-import { DEMO_KEY_ONE } from '../../fixtures/demo-keys.ts'
 import { readDataFile } from '../../src/model/data-file.ts'
-import { runCli, startCli, startServer, tempFolder } from '../_servers.ts'
+import {
+  createNamed,
+  runCli,
+  startCli,
+  startServer,
+  tempFolder,
+} from '../_servers.ts'
 
 // A hard link is a second name of the same file: `<name>.lock` beside each
 // name let a server start on each, and their data parted.
-
-const create = (url: string, name: string) =>
-  fetch(`${url}/v1/customers`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${DEMO_KEY_ONE}`,
-      'content-type': 'application/json',
-    },
-    body: JSON.stringify({ name, email: `${name}@example.com` }),
-  })
 
 const args = (file: string) => ['--port', '0', '--quiet', '--data-file', file]
 
@@ -41,7 +36,7 @@ it('refuses a second server on a hard link to the file a server holds, naming th
   await expect(stat(`${other}.lock`)).rejects.toThrow(/ENOENT/)
 
   // The first server goes on storing its writes in its file.
-  const response = await create(first.url, 'Kept')
+  const response = await createNamed(first.url, 'Kept')
   expect(response.status).toBe(201)
   const { id } = (await response.json()) as { id: string }
   expect(await first.stop()).toBe(0)

@@ -1,19 +1,8 @@
 import { lstat, readFile, symlink } from 'node:fs/promises'
 import { join } from 'node:path'
 import { expect, it } from 'vitest'
-import { DEMO_KEY_ONE } from '../../fixtures/demo-keys.ts'
 import { readDataFile } from '../../src/model/data-file.ts'
-import { startServer, tempFolder } from '../_servers.ts'
-
-const create = (url: string, name: string) =>
-  fetch(`${url}/v1/customers`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${DEMO_KEY_ONE}`,
-      'content-type': 'application/json',
-    },
-    body: JSON.stringify({ name, email: `${name}@example.com` }),
-  })
+import { createNamed, startServer, tempFolder } from '../_servers.ts'
 
 it('refuses a second server on a symlink to a data file that a server holds', async () => {
   const folder = await tempFolder('cts-link-')
@@ -27,7 +16,7 @@ it('refuses a second server on a symlink to a data file that a server holds', as
   )
   // The link still leads to the one file, and the first server's writes land there.
   expect((await lstat(link)).isSymbolicLink()).toBe(true)
-  const response = await create(first.url, 'Ada')
+  const response = await createNamed(first.url, 'Ada')
   expect(response.status).toBe(201)
   const { id } = (await response.json()) as { id: string }
   await first.close()
@@ -43,7 +32,7 @@ it('keeps the data in the file a symlink names, and the symlink as it was', asyn
   await symlink('data.jsonl', link)
 
   const server = await startServer({ dataFile: link })
-  const response = await create(server.url, 'Grace')
+  const response = await createNamed(server.url, 'Grace')
   expect(response.status).toBe(201)
   const { id } = (await response.json()) as { id: string }
   await server.close()
