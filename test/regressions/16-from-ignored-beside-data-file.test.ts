@@ -1,26 +1,18 @@
 import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { expect, it } from 'vitest'
-import { DEMO_KEY_ONE } from '../../fixtures/demo-keys.ts'
 import { readDataFile } from '../../src/model/data-file.ts'
-import { startCli, startServer, tempFolder } from '../_servers.ts'
+import { createNamed, startCli, startServer, tempFolder } from '../_servers.ts'
 
 // `--from session.json` beside a `--data-file` that held data started from
 // the data file: the session was dropped without a word (only the banner's
 // "loaded from" hinted at it). The file still wins (a restart goes on with
 // it), and the CLI now says so.
 
-/** A session of a sandbox with one customer, "From Session", and no seeded ones. */
+/** A session of a sandbox with one customer, "Session", and no seeded ones. */
 async function writeSession(folder: string): Promise<string> {
   const source = await startServer({ customersPerAccount: 0 })
-  const response = await fetch(`${source.url}/v1/customers`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${DEMO_KEY_ONE}`,
-      'content-type': 'application/json',
-    },
-    body: JSON.stringify({ name: 'From Session', email: 'from@example.com' }),
-  })
+  const response = await createNamed(source.url, 'Session')
   expect(response.status).toBe(201)
   const path = join(folder, 'session.json')
   await writeFile(path, JSON.stringify(source.sandbox.export()))
@@ -50,21 +42,14 @@ it('goes on with a data file that holds data, as a restart with the same command
   ]
 
   const first = await startCli(args)
-  expect(await namesIn(first.url)).toEqual(['From Session'])
+  expect(await namesIn(first.url)).toEqual(['Session'])
   expect(first.stderr()).toBe('')
-  const created = await fetch(`${first.url}/v1/customers`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${DEMO_KEY_ONE}`,
-      'content-type': 'application/json',
-    },
-    body: JSON.stringify({ name: 'Made Since', email: 'since@example.com' }),
-  })
+  const created = await createNamed(first.url, 'Since')
   expect(created.status).toBe(201)
   expect(await first.stop()).toBe(0)
 
   const again = await startCli(args)
-  expect(await namesIn(again.url)).toEqual(['From Session', 'Made Since'])
+  expect(await namesIn(again.url)).toEqual(['Session', 'Since'])
   const lines = again.stderr().trim().split('\n')
   expect(lines).toHaveLength(1)
   expect(lines[0]).toContain('--from was not used')
@@ -80,7 +65,7 @@ it('starts createSandboxServer({ from, dataFile }) from the data file once it ho
 
   const server = await startServer({ dataFile: file, from: session })
   expect(server.loadedFromFile).toBe(true)
-  expect(await namesIn(server.url)).not.toContain('From Session')
+  expect(await namesIn(server.url)).not.toContain('Session')
 })
 
 it.each([
@@ -103,13 +88,13 @@ it.each([
       '--from',
       session,
     ])
-    expect(await namesIn(cli.url)).toEqual(['From Session'])
+    expect(await namesIn(cli.url)).toEqual(['Session'])
     expect(await cli.stop()).toBe(0)
 
     const saved = (await readDataFile(file)) as {
       customers: { name: string }[]
     }
-    expect(saved.customers.map((c) => c.name)).toEqual(['From Session'])
+    expect(saved.customers.map((c) => c.name)).toEqual(['Session'])
     const again = await startCli([
       '--port',
       '0',
@@ -117,6 +102,6 @@ it.each([
       '--data-file',
       file,
     ])
-    expect(await namesIn(again.url)).toEqual(['From Session'])
+    expect(await namesIn(again.url)).toEqual(['Session'])
   },
 )

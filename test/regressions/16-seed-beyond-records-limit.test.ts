@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { expect, it } from 'vitest'
 import { DEFAULT_ACCOUNTS, DEMO_KEY_ONE } from '../../fixtures/demo-keys.ts'
 import { createSandbox } from '../../src/runtimes/create-sandbox.ts'
-import { runCli, startCli, tempFolder } from '../_servers.ts'
+import { createNamed, runCli, startCli, tempFolder } from '../_servers.ts'
 
 // `--customers 1000000` seeded past limits.records (seeded records are never
 // refused), and then every create got 409 limit_reached before the server
@@ -102,13 +102,6 @@ it('starts with the limit raised by the flag the message names', async () => {
     '--limits',
     'customersPerAccount=31',
   ])
-  const response = await fetch(`${cli.url}/v1/customers`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${DEMO_KEY_ONE}`,
-      'content-type': 'application/json',
-    },
-    body: JSON.stringify({ name: 'Ada', email: 'ada@example.com' }),
-  })
+  const response = await createNamed(cli.url, 'Ada')
   expect(response.status).toBe(201)
 })
