@@ -125,7 +125,9 @@ export interface SandboxServerOptions extends SandboxOptions {
    */
   maxHeadersCount?: number
   /**
-   * The most open connections; node:http closes any beyond at once.
+   * The most open connections; node:http closes any beyond at once. As many
+   * clients connecting at once wait in the listen queue (up to the system's
+   * cap, `net.core.somaxconn` on Linux) rather than being turned away.
    * @default 1024
    * @example createSandboxServer({ maxConnections: 4096 })
    */
@@ -616,7 +618,11 @@ export async function createSandboxServer(
     })
     // `[::1]` as in a URL is the address ::1.
     const listenOn = /^\[.*\]$/.test(host) ? host.slice(1, -1) : host
-    server.listen(port, listenOn, () => resolve())
+    // @note Node's backlog of 511 reset some of a burst of a thousand
+    // clients connecting at once; the system caps it (net.core.somaxconn).
+    server.listen({ port, host: listenOn, backlog: maxConnections }, () =>
+      resolve(),
+    )
   }).catch(async (error: unknown) => {
     await abandon()
     throw error
