@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import { createFaker, seedCustomers } from '../fixtures/seed.ts'
 import { isoTime } from '../src/model/clock.ts'
-import { createIdGenerator } from '../src/model/ids.ts'
+import { createIdGenerator, unused } from '../src/model/ids.ts'
 import {
   CustomerSchema,
   EMAIL_PATTERN,
@@ -123,9 +123,7 @@ export const createCustomer = defineOperation({
       )
     }
     checkRoom(db, ctx.options, 'customer', principal.accountId)
-    let id: string
-    do id = ctx.nextId('customer')
-    while (db.customerById(id))
+    const id = unused(() => ctx.nextId('customer'), db.customerById)
 
     const customer = await db.insertCustomer({
       id,

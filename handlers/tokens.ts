@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { isoTime, MAX_CLOCK_MS } from '../src/model/clock.ts'
+import { unused } from '../src/model/ids.ts'
 import {
   TokenSchema,
   type RequestSchemaSettings,
@@ -159,15 +160,8 @@ export const createToken = defineOperation({
     const { db } = ctx
     // @note Nothing is awaited from the checks to the insert (see customers).
     checkRoom(db, ctx.options, 'token', principal.accountId)
-    let id: string
-    do id = ctx.nextId('token')
-    while (db.tokenById(id))
-    // @note Loaded data (deterministic mode) may hold the next secrets too.
-    let secret: string
-    do secret = ctx.nextId('tokenSecret')
-    while (
-      db.credentialsByHash(secret)?.some((c) => c.record.secret === secret)
-    )
+    const id = unused(() => ctx.nextId('token'), db.tokenById)
+    const secret = unused(() => ctx.nextId('tokenSecret'), db.secretHeld)
     // The expired-tokens persona mints tokens that expire as they are made.
     const lifetimeMs =
       principal.persona === 'expired-tokens' ? 0 : expiresIn * 1000

@@ -2,7 +2,7 @@ import type { AccountControls } from './request/account-controls.ts'
 import { assumptionLedger } from './assumptions.ts'
 import type { SandboxContext } from './request/context.ts'
 import type { Database } from './model/db.ts'
-import type { IdKind } from './model/ids.ts'
+import { unused, type IdKind } from './model/ids.ts'
 import { checkRoom, limitHint, LimitReachedError } from './request/limits.ts'
 import type { ResolvedOptions } from './options.ts'
 import type { AccountView, SandboxCore, TokenView } from './sandbox.ts'
@@ -189,13 +189,7 @@ export function createJavaScriptApi(
         const key = await db.insertApiKey({
           id: unused(() => nextId('apiKeyId'), db.apiKeyById),
           account_id: account.id,
-          secret: unused(
-            () => nextId('apiKey'),
-            (secret) =>
-              db
-                .credentialsByHash(secret)
-                ?.some((c) => c.record.secret === secret),
-          ),
+          secret: unused(() => nextId('apiKey'), db.secretHeld),
           revoked: false,
           created_at: now,
         })
@@ -390,16 +384,4 @@ function sessionOptions(options: ResolvedOptions): Record<string, unknown> {
     ...rest
   } = options
   return { ...rest, ...(baseUrl && { baseUrl: baseUrl.href }) }
-}
-
-/**
- * The first value `make` gives that nothing `holds` yet.
- *
- * @example
- * unused(() => nextId('account'), db.accountById) // 'acct_…', free
- */
-function unused(make: () => string, holds: (value: string) => unknown): string {
-  let value = make()
-  while (holds(value)) value = make()
-  return value
 }

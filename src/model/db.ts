@@ -47,6 +47,8 @@ export interface SandboxCollections {
 export interface Database extends SandboxCollections {
   /** The credentials whose secret digests like `secret`; compare each in constant time. */
   credentialsByHash(secret: string): readonly Credential[] | undefined
+  /** Whether an API key or token has `secret` (a new one must not). */
+  secretHeld(secret: string): boolean
   accountById(id: string): AccountRecord | undefined
   /** How many accounts there are. */
   accountCount(): number
@@ -449,16 +451,18 @@ export function createDatabase(
       fresh()
       return lookup(...args)
     }
+  // Whether a credential other than `self` has `secret`.
+  const secretHeld = (secret: string, self?: Credential['record']): boolean =>
+    byDigest
+      .get(secretHash(secret))
+      ?.some((c) => c.record !== self && c.record.secret === secret) ?? false
   const secretTaken = (
     record: { secret?: unknown },
     self: ApiKeyRecord | TokenRecord | undefined,
   ): string | undefined => {
     const { secret } = record
     if (typeof secret !== 'string') return undefined
-    const taken = byDigest
-      .get(secretHash(secret))
-      ?.some((c) => c.record !== self && c.record.secret === secret)
-    return taken
+    return secretHeld(secret, self)
       ? 'its secret is already the secret of another API key or token. Give each credential a secret of its own.'
       : undefined
   }
@@ -522,6 +526,7 @@ export function createDatabase(
     credentialsByHash: read((secret: string) =>
       byDigest.get(secretHash(secret)),
     ),
+    secretHeld: read((secret: string) => secretHeld(secret)),
     accountById: read((id: string) => accountIndex.byId.get(id)),
     accountCount: read(() => accountIndex.byId.size),
     recordCount: read(

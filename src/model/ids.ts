@@ -156,3 +156,19 @@ export function isIdOf(kind: IdKind, value: string): boolean {
   }
   return true
 }
+
+/**
+ * The first value `make` gives that nothing `holds` yet: loaded or seeded
+ * data (deterministic mode, `sandbox.db`) may hold the next ids and secrets.
+ *
+ * @example
+ * unused(() => nextId('account'), db.accountById) // 'acct_…', free
+ */
+export function unused(
+  make: () => string,
+  holds: (value: string) => unknown,
+): string {
+  let value = make()
+  while (holds(value)) value = make()
+  return value
+}
