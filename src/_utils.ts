@@ -40,3 +40,14 @@ export function hashString(text: string): string {
     Math.imul(h1 ^ (h1 >>> 13), 3266489909)
   return `${text.length}:${(4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(36)}`
 }
+
+/**
+ * What counts as a visible character, as an ECMA-262 pattern that JSON Schema
+ * validators read the same way: anything but whitespace (`\s`) and the
+ * zero-width characters U+200B–U+200D, U+2060 and U+FEFF. Here, apart from
+ * the schemas, so that the Playwright fixture can use it without zod.
+ *
+ * @example
+ * new RegExp(VISIBLE_CHARACTER_PATTERN, 'u').test('\u200B') // false
+ */
+export const VISIBLE_CHARACTER_PATTERN = '[^\\s\\u200B-\\u200D\\u2060\\uFEFF]'

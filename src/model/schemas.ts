@@ -1,6 +1,7 @@
 import { OPERATION_NAMES } from '../request/operations.ts'
 import { MAX_DELAY_MS } from '../defaults.ts'
 import { z } from 'zod'
+import { VISIBLE_CHARACTER_PATTERN } from '../_utils.ts'
 import { PERSONAS } from './personas.ts'
 import { isMaskedSecret } from './secrets.ts'
 
@@ -95,12 +96,6 @@ const codePoints = (value: string): number => {
   return count
 }
 
-/**
- * What counts as a visible character, as an ECMA-262 pattern that JSON Schema
- * validators read the same way: anything but whitespace (`\s`) and the
- * zero-width characters U+200B–U+200D, U+2060 and U+FEFF.
- */
-export const VISIBLE_CHARACTER_PATTERN = '[^\\s\\u200B-\\u200D\\u2060\\uFEFF]'
 const VISIBLE = new RegExp(VISIBLE_CHARACTER_PATTERN, 'u')
 
 /**

@@ -1,11 +1,11 @@
 import { test as base } from '@playwright/test'
+import { VISIBLE_CHARACTER_PATTERN } from '../_utils.ts'
 import type { JournalEntry, Operation } from '../request/journal.ts'
 import type { SandboxServer, SandboxServerOptions } from './node.ts'
 import type { ScenarioOptions } from '../request/scenarios.ts'
 
-// A visible character as account_name needs one: VISIBLE_CHARACTER_PATTERN of
-// the model, copied so that the fixture loads none of the model's schemas.
-const VISIBLE = /[^\s\u200B-\u200D\u2060\uFEFF]/u
+// A visible character, as account_name needs one.
+const VISIBLE = new RegExp(VISIBLE_CHARACTER_PATTERN, 'u')
 
 /** The environment variable that names a running sandbox for the fixture. */
 export const SANDBOX_URL_ENV = 'CUSTOMER_TOKEN_SANDBOX_URL'
