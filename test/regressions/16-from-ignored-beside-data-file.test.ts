@@ -20,6 +20,17 @@ async function writeSession(folder: string): Promise<string> {
   return path
 }
 
+/** The CLI's arguments for a server on `file`, started from `session`. */
+const withFrom = (file: string, session: string): string[] => [
+  '--port',
+  '0',
+  '--quiet',
+  '--data-file',
+  file,
+  '--from',
+  session,
+]
+
 const namesIn = async (url: string): Promise<string[]> => {
   const state = (await (await fetch(`${url}/__sandbox/state`)).json()) as {
     customers: { name: string }[]
@@ -31,15 +42,7 @@ it('goes on with a data file that holds data, as a restart with the same command
   const folder = await tempFolder('cts-from-')
   const session = await writeSession(folder)
   const file = join(folder, 'data.json')
-  const args = [
-    '--port',
-    '0',
-    '--quiet',
-    '--data-file',
-    file,
-    '--from',
-    session,
-  ]
+  const args = withFrom(file, session)
 
   const first = await startCli(args)
   expect(await namesIn(first.url)).toEqual(['Session'])
@@ -79,15 +82,7 @@ it.each([
     const file = join(folder, 'data.json')
     await prepare(file)
 
-    const cli = await startCli([
-      '--port',
-      '0',
-      '--quiet',
-      '--data-file',
-      file,
-      '--from',
-      session,
-    ])
+    const cli = await startCli(withFrom(file, session))
     expect(await namesIn(cli.url)).toEqual(['Session'])
     expect(await cli.stop()).toBe(0)
 
