@@ -49,16 +49,18 @@ export interface JavaScriptApiWiring {
 
 /**
  * The JavaScript API of one sandbox (`SandboxCore`) over its context: reset,
- * dump and load, snapshots, the read views, minted keys, export.
+ * dump and load, snapshots, the read views, minted keys, export. Beside it,
+ * `adopt`: `load()` that keeps the journal and the queued scenarios, for data
+ * another copy of the same sandbox saved (a browser tab's).
  *
  * @example
- * const sandbox = createJavaScriptApi(ctx, { seed: 1, fetch: router.fetch, replaceData })
+ * const { sandbox } = createJavaScriptApi(ctx, { seed: 1, fetch: router.fetch, replaceData })
  * await sandbox.reset(2)
  */
 export function createJavaScriptApi(
   ctx: SandboxContext,
   wiring: JavaScriptApiWiring,
-): SandboxCore {
+): { sandbox: SandboxCore; adopt(input: unknown): Promise<void> } {
   const { options } = ctx
   let seed = wiring.seed
   let nextAccountName = createAccountNamer(seed)
@@ -123,6 +125,17 @@ export function createJavaScriptApi(
   const savedAccountClocks = (): Pick<SandboxData, 'account_clocks'> => {
     const clocks = ctx.accounts.clocks()
     return clocks.length === 0 ? {} : { account_clocks: clocks }
+  }
+
+  /** Replaces the data with saved data; `keepJournal` as in a restore. */
+  const loadData = async (
+    input: unknown,
+    keepJournal: boolean,
+  ): Promise<void> => {
+    const data = parseSandboxData(input)
+    seed = data.seed
+    await replaceData({ fill: (db) => insertSavedData(db, data), keepJournal })
+    restoreSavedClocks(ctx, data)
   }
 
   const sandbox: SandboxCore = {
@@ -266,12 +279,7 @@ export function createJavaScriptApi(
         tokens: copy(db.tokens.all()),
       }
     },
-    async load(input) {
-      const data = parseSandboxData(input)
-      seed = data.seed
-      await replaceData({ fill: (db) => insertSavedData(db, data) })
-      restoreSavedClocks(ctx, data)
-    },
+    load: (input) => loadData(input, false),
     async snapshot(name) {
       await ctx.ready
       checkSnapshotName(name)
@@ -326,7 +334,7 @@ export function createJavaScriptApi(
       }
     },
   }
-  return sandbox
+  return { sandbox, adopt: (input) => loadData(input, true) }
 }
 
 /**

@@ -31,7 +31,6 @@ import {
 import { createScenarios } from './request/scenarios.ts'
 import {
   insertSavedData,
-  parseSandboxData,
   parseSession,
   seedDefaultData,
 } from './model/seeding.ts'
@@ -149,7 +148,7 @@ export function createSandboxCore(
     return ctx.ready
   }
 
-  const sandbox = createJavaScriptApi(ctx, {
+  const { sandbox, adopt } = createJavaScriptApi(ctx, {
     seed,
     fetch: (request) => router.fetch(request),
     replaceData,
@@ -163,15 +162,6 @@ export function createSandboxCore(
     for (const entry of session.journal.toReversed())
       ctx.journal.record(entry as unknown as JournalEntry)
     restoreSavedClocks(ctx, session.data)
-  }
-  const adopt = async (input: unknown): Promise<void> => {
-    const data = parseSandboxData(input)
-    await replaceData({
-      seed: data.seed,
-      fill: (db) => insertSavedData(db, data),
-      keepJournal: true,
-    })
-    restoreSavedClocks(ctx, data)
   }
   return { sandbox, router, adopt }
 }
