@@ -3,6 +3,8 @@ export interface StoredResponse {
   status: number
   headers: [string, string][]
   body: string
+  /** The error code of a refusal kept for replay, for the journal. */
+  code?: string
 }
 
 type Entry =

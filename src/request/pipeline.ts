@@ -179,6 +179,7 @@ export async function runOperation(
       )
       if (lookup.kind === 'replay') {
         state.entry.replayed = true
+        state.entry.code = lookup.response.code ?? null
         return respond(state, lookup.response, [
           ['idempotent-replayed', 'true'],
         ])
@@ -232,6 +233,7 @@ export async function runOperation(
           status: response.status,
           headers: [...response.headers],
           body: await response.clone().text(),
+          code: error.code,
         })
         return response
       }
