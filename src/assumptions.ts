@@ -46,7 +46,7 @@ export const LEDGER: readonly LedgerItem[] = [
     id: 'customer.name-constraints',
     interface:
       'Constraints on these fields (required or optional, length, format, uniqueness): not shown.',
-    default: `\`name\` is a string of ${D.nameLength.min}–${D.nameLength.max} characters (code points) as sent, at least one of them visible (whitespace and zero-width characters do not count), echoed exactly as sent.`,
+    default: `\`name\` is a string of ${D.nameLength.min}–${D.nameLength.max} characters (code points) as sent, at least one of them visible (whitespace and characters rendered as nothing, such as zero-width spaces and bidirectional marks, do not count), echoed exactly as sent.`,
     option: 'nameLength',
     value: (o) => o.nameLength,
   },
