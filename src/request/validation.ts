@@ -248,7 +248,7 @@ export function validateBody<T>(
             ? `${label} is required`
             : code === 'not_integer'
               ? `${label} must be a whole number`
-              : `${label} must be ${issue.expected === 'int' ? 'an integer' : `a ${issue.expected}`}, not ${describe(value)}`
+              : `${label} must be ${issue.expected === 'int' ? 'an integer' : `${/^[aeiou]/.test(issue.expected) ? 'an' : 'a'} ${issue.expected}`}, not ${describe(value)}`
         break
       case 'too_small':
       case 'too_big':
