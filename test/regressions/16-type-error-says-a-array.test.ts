@@ -2,7 +2,8 @@ import { expect, it } from 'vitest'
 import { createSandbox } from '../../src/index.ts'
 import { postThrough } from '../_targets.ts'
 
-// A field of the wrong type was "scopes must be a array, not a string".
+// A field of the wrong type was "scopes must be a array, not a string", or
+// "name must be a string, not a object".
 
 it.each([
   [
@@ -14,6 +15,11 @@ it.each([
     '/__sandbox/scenarios',
     { operation: '*', network_error: 'yes' },
     'network_error must be a boolean, not a string',
+  ],
+  [
+    '/v1/customers',
+    { name: {}, email: 'ada@example.com' },
+    'name must be a string, not an object',
   ],
   [
     '/v1/customers',
