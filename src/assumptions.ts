@@ -285,7 +285,7 @@ export const LEDGER: readonly LedgerItem[] = [
   {
     id: 'idempotency',
     interface: 'Not shown (retries).',
-    default: `\`Idempotency-Key\` (IETF draft): the same key, account, operation and body within ${D.idempotency.ttlSeconds / 3600} h replays the first answer with \`Idempotent-Replayed: true\`. At most ${n(D.idempotency.maxEntriesPerAccount)} live keys per account and ${n(D.idempotency.maxEntries)} in all: a new key past either is \`409 limit_reached\`, since dropping a live key would turn its retry into a duplicate.`,
+    default: `\`Idempotency-Key\` (IETF draft): the same key, account, operation and body within ${D.idempotency.ttlSeconds / 3600} h replays the first answer with \`Idempotent-Replayed: true\`. At most ${n(D.idempotency.maxEntriesPerAccount)} live keys per account and ${n(D.idempotency.maxEntries)} in all: a new key past either is \`409 limit_reached\`, since dropping a live key would turn its retry into a duplicate. Keys live in memory only: \`reset()\`, \`load()\`, \`restore()\` and a restart of the server forget them (a \`--data-file\` keeps the records, not the keys), so a retry sent after one of these creates its record again.`,
     option: 'idempotency',
     value: (o) => o.idempotency,
   },
