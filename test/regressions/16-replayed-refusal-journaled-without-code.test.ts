@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises'
 import { expect, it } from 'vitest'
 import { send, targets, useClients } from '../_targets.ts'
 
@@ -49,3 +50,29 @@ for (const target of targets) {
     ])
   })
 }
+
+// docs/errors.md said "The X-Request-Id header repeats request_id", which a
+// replay (its body the first answer's, byte for byte) cannot do; it now
+// names the exception, and this pins what a replay carries.
+it('replays the first request_id in the body and names this request in X-Request-Id and the journal', async () => {
+  const client = await targets[0]!.start({ uniqueEmail: true })
+  const body = { name: 'Ada', email: 'ada@example.com' }
+  await send(client, 'POST', '/v1/customers', { body })
+  const headers = { 'idempotency-key': 'retry-3' }
+  const first = await send(client, 'POST', '/v1/customers', { body, headers })
+  const again = await send(client, 'POST', '/v1/customers', { body, headers })
+  expect(first.body.request_id).toBe(first.headers.get('x-request-id'))
+  expect(again.body.request_id).toBe(first.body.request_id)
+  expect(again.headers.get('x-request-id')).not.toBe(first.body.request_id)
+  expect(client.sandbox.journal.last()?.request_id).toBe(
+    again.headers.get('x-request-id'),
+  )
+  const catalogue = await readFile(
+    new URL('../../docs/errors.md', import.meta.url),
+    'utf8',
+  )
+  expect(catalogue).toContain(
+    'its `request_id` names the first request, and `X-Request-Id` this one',
+  )
+  await client.close()
+})
