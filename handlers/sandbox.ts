@@ -185,6 +185,9 @@ export function readLimit(url: URL): { limit?: number } {
   return raw === null ? {} : { limit: Number(raw) }
 }
 
+/** The header of an answer that carries a full secret. */
+const NO_STORE = { 'cache-control': 'no-store' }
+
 /** A scenario as /__sandbox/scenarios answers it. */
 export const scenarioView = (s: Scenario) => ({
   id: s.id,
@@ -258,10 +261,15 @@ export function sandboxRoutes(
           ? {}
           : { accountName: body.account_name },
       )
-      return json(201, {
-        api_key: created.apiKey,
-        account_id: created.accountId,
-      })
+      return json(
+        201,
+        {
+          api_key: created.apiKey,
+          account_id: created.accountId,
+        },
+        // RFC 6749, section 5.1: an answer with a secret is never cached.
+        NO_STORE,
+      )
     }),
     route('GET', 'requests', (call) =>
       json(200, { requests: sandbox.journal.list(readLimit(call.url)) }),
@@ -323,7 +331,9 @@ export function sandboxRoutes(
       }
       // @note Masked unless asked: an export shared or leaked gives no key away.
       const session = sandbox.export()
-      return json(200, secrets === 'include' ? session : maskSession(session))
+      return secrets === 'include'
+        ? json(200, session, NO_STORE)
+        : json(200, maskSession(session))
     }),
     route('GET', 'latency', latencyNow),
     route('POST', 'latency', async (call) => {

@@ -183,6 +183,10 @@ const HEADERS = {
   RateLimitPolicy: header(
     'IETF draft RateLimit-Policy: the quota and window, e.g. `"default";q=100;w=60`.',
   ),
+  CacheControl: header('`no-store`: the answer carries a full secret.', {
+    type: 'string',
+    enum: ['no-store'],
+  }),
   AcceptPost: header('The media type the operation takes.', {
     type: 'string',
     enum: ['application/json'],
@@ -197,6 +201,7 @@ const HEADER_NAMES: Record<keyof typeof HEADERS, string> = {
   RateLimit: 'RateLimit',
   RateLimitPolicy: 'RateLimit-Policy',
   AcceptPost: 'Accept-Post',
+  CacheControl: 'Cache-Control',
 }
 
 const headerRefs = (names: (keyof typeof HEADERS)[]) =>
@@ -302,10 +307,15 @@ const SIMULATED = {
   },
 }
 
-const okJson = (description: string, schema: JsonObject, status = 200) => ({
+const okJson = (
+  description: string,
+  schema: JsonObject,
+  status = 200,
+  headers: (keyof typeof HEADERS)[] = [],
+) => ({
   [status]: {
     description,
-    headers: { 'X-Request-Id': { $ref: '#/components/headers/XRequestId' } },
+    headers: headerRefs(headers),
     content: { 'application/json': { schema } },
   },
 })
@@ -638,6 +648,7 @@ export function createOpenApiDocument(
               'A new account and its key (shown this once).',
               ref('SandboxCreatedApiKey'),
               201,
+              ['CacheControl'],
             ),
             jsonSchema(ApiKeyBodySchema, 'input'),
           ),
@@ -765,6 +776,8 @@ export function createOpenApiDocument(
             okJson(
               'Options, data, clock, journal and id positions, with every secret masked (`"secrets": "masked"`) unless `?secrets=include`: start a sandbox from a full export with createSandbox({ from }) or --from.',
               ref('SandboxSession'),
+              200,
+              ['CacheControl'],
             ),
           ),
           parameters: [
