@@ -183,6 +183,13 @@ const HEADERS = {
   RateLimitPolicy: header(
     'IETF draft RateLimit-Policy: the quota and window, e.g. `"default";q=100;w=60`.',
   ),
+  ETag: header(
+    'The version of this answer, to send back in `If-None-Match`: it changes with every change the answer would show. Strong while the sandbox clock is frozen; weak (`W/`) while it runs, as only `now` then differs.',
+    { type: 'string', pattern: '^(W/)?"[^"]*"$' },
+  ),
+  CacheControl: header(
+    '`no-cache`: a cache may keep the answer but must ask again (with `If-None-Match`) before using it.',
+  ),
 }
 
 const HEADER_NAMES: Record<keyof typeof HEADERS, string> = {
@@ -192,6 +199,8 @@ const HEADER_NAMES: Record<keyof typeof HEADERS, string> = {
   RetryAfter: 'Retry-After',
   RateLimit: 'RateLimit',
   RateLimitPolicy: 'RateLimit-Policy',
+  ETag: 'ETag',
+  CacheControl: 'Cache-Control',
 }
 
 const headerRefs = (names: (keyof typeof HEADERS)[]) =>
@@ -596,13 +605,30 @@ export function createOpenApiDocument(
         },
       },
       '/__sandbox/state': {
-        get: surface(
-          'Inspect state',
-          okJson(
-            'Accounts, customers and tokens; secrets masked.',
-            ref('SandboxState'),
-          ),
-        ),
+        get: {
+          ...surface('Inspect state', {
+            '200': {
+              description: 'Accounts, customers and tokens; secrets masked.',
+              headers: common(['ETag', 'CacheControl']),
+              content: { 'application/json': { schema: ref('SandboxState') } },
+            },
+            '304': {
+              description:
+                'Not modified: `If-None-Match` named the current `ETag`, so the state is what the caller already has. No body.',
+              headers: common(['ETag', 'CacheControl']),
+            },
+          }),
+          parameters: [
+            {
+              name: 'If-None-Match',
+              in: 'header',
+              required: false,
+              description:
+                'The `ETag` of a state read before (or `*`): answered with `304` and no body while the state is unchanged.',
+              schema: { type: 'string' },
+            },
+          ],
+        },
       },
       '/__sandbox/reset': {
         post: surface(
