@@ -184,12 +184,10 @@ const HEADERS = {
     'IETF draft RateLimit-Policy: the quota and window, e.g. `"default";q=100;w=60`.',
   ),
   ETag: header(
-    'The version of this answer, to send back in `If-None-Match`: it changes with every change the answer would show. Strong while the sandbox clock is frozen; weak (`W/`) while it runs, as only `now` then differs.',
+    'Moves with every change the answer shows; send it in `If-None-Match`. Weak (`W/`) while the clock runs.',
     { type: 'string', pattern: '^(W/)?"[^"]*"$' },
   ),
-  CacheControl: header(
-    '`no-cache`: a cache may keep the answer but must ask again (with `If-None-Match`) before using it.',
-  ),
+  CacheControl: header('`no-cache`: ask again before reusing the answer.'),
 }
 
 const HEADER_NAMES: Record<keyof typeof HEADERS, string> = {
@@ -614,7 +612,7 @@ export function createOpenApiDocument(
             },
             '304': {
               description:
-                'Not modified: `If-None-Match` named the current `ETag`, so the state is what the caller already has. No body.',
+                'Unchanged since the `ETag` sent in `If-None-Match`; no body.',
               headers: common(['ETag', 'CacheControl']),
             },
           }),
@@ -624,7 +622,7 @@ export function createOpenApiDocument(
               in: 'header',
               required: false,
               description:
-                'The `ETag` of a state read before (or `*`): answered with `304` and no body while the state is unchanged.',
+                'An `ETag` of this answer: `304` while the state is unchanged.',
               schema: { type: 'string' },
             },
           ],

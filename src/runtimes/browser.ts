@@ -168,9 +168,7 @@ async function startOne(
       storage.setItem(key, text)
       if (full) {
         full = false
-        console.info(
-          `${PREFIX} Saved to localStorage["${key}"] again: the storage had room.`,
-        )
+        console.info(`${PREFIX} Saving to localStorage["${key}"] again.`)
       }
     } catch (error) {
       // @note The answer is the sandbox's, in memory, and already given: a
@@ -264,8 +262,7 @@ function isQuotaError(error: unknown): boolean {
 
 /** What a developer reads when the sandbox's data does not fit in localStorage. */
 function fullStorageMessage(key: string, characters: number): string {
-  const size = `${Math.ceil(characters / 1000).toLocaleString('en')} thousand characters`
-  return `${PREFIX} Could not save to localStorage["${key}"]: the storage of ${location.origin} is full (the sandbox's data is ${size}; browsers give an origin about 5 million). The sandbox goes on answering from memory, so every answer stays right, but what changed since the last save is lost on reload. To keep it, free room (remove this origin's other localStorage entries, or localStorage.clear() in the console, or DevTools > Application > Storage > Clear site data), or keep less: a smaller seed (customersPerAccount), a reset, or persist: false. The sandbox tries again after each change and says so once a save fits.`
+  return `${PREFIX} localStorage["${key}"] is full: the sandbox's data (${characters} characters) did not fit. It goes on answering from memory, so answers stay right, but changes since the last save are lost on reload. Free room (localStorage.clear(), or this origin's other entries), keep less (a smaller customersPerAccount, a reset) or set persist: false. Each change tries again.`
 }
 
 function openStorage(): Storage | undefined {
