@@ -29,6 +29,7 @@ afterAll(async () => {
 interface Seen {
   page: Page
   warnings: string[]
+  infos: string[]
   errors: string[]
 }
 const opened: Page[] = []
@@ -46,10 +47,11 @@ async function openWithFullStorage(): Promise<Seen> {
   )
   const page = await context.newPage()
   opened.push(page)
-  const seen: Seen = { page, warnings: [], errors: [] }
+  const seen: Seen = { page, warnings: [], infos: [], errors: [] }
   page.on('pageerror', (error) => seen.errors.push(error.message))
   page.on('console', (message: ConsoleMessage) => {
     if (message.type() === 'warning') seen.warnings.push(message.text())
+    if (message.type() === 'info') seen.infos.push(message.text())
     if (message.type() === 'error') seen.errors.push(message.text())
   })
   // The app's own data fills the origin's storage before the sandbox saves.
@@ -120,7 +122,7 @@ it('answers writes from memory, throws nothing and warns once with what to do', 
 })
 
 it('saves again once the storage has room, and the data is restored after a reload', async () => {
-  const { page, warnings, errors } = await openWithFullStorage()
+  const { page, warnings, infos, errors } = await openWithFullStorage()
   expect((await createCustomer(page, 'Before the room')).status).toBe(201)
   expect(warnings.filter((text) => text.includes('localStorage'))).toHaveLength(
     1,
@@ -132,6 +134,9 @@ it('saves again once the storage has room, and the data is restored after a relo
       if (key.startsWith('app-')) localStorage.removeItem(key)
   })
   expect((await createCustomer(page, 'After the room')).status).toBe(201)
+  expect(infos.filter((text) => text.includes('localStorage'))).toEqual([
+    expect.stringMatching(/again/),
+  ])
 
   await page.reload()
   await page.locator('#status', { hasText: 'restored' }).waitFor()
