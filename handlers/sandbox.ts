@@ -27,6 +27,7 @@ import {
 } from '../src/request/sandbox-api.ts'
 import { clip } from '../src/request/validation.ts'
 import { LimitReachedError } from '../src/request/limits.ts'
+import { createStateTag, noneMatchHits } from '../src/request/state-tag.ts'
 
 type SandboxResolver = (call: SandboxCall) => Response | Promise<Response>
 
@@ -217,6 +218,7 @@ export function sandboxRoutes(
   ): Route => sandboxRoute(ctx, method, path, resolve)
   // Built on the first request for it: most sandboxes never serve it.
   let document: string | undefined
+  const stateTag = createStateTag(ctx)
   const latencyNow = (): Response => {
     const latency = sandbox.scenarios.latency()
     return json(
@@ -244,7 +246,17 @@ export function sandboxRoutes(
           )
         : json(200, { status: 'ok' })
     }),
-    route('GET', 'state', () => json(200, sandbox.state())),
+    route('GET', 'state', (call) => {
+      // @note A client that polls asks with the tag it has; an unchanged
+      // state costs it a 304 instead of megabytes.
+      const headers = { etag: stateTag(), 'cache-control': 'no-cache' }
+      return noneMatchHits(
+        call.request.headers.get('if-none-match'),
+        headers.etag,
+      )
+        ? new Response(null, { status: 304, headers })
+        : json(200, sandbox.state(), headers)
+    }),
     route('POST', 'reset', async (call) => {
       const { seed } = await call.body(ResetBodySchema)
       await sandbox.reset(seed)

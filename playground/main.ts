@@ -156,16 +156,18 @@ async function surface(
   method: string,
   path: string,
   body?: unknown,
+  headers: Record<string, string> = {},
 ): Promise<Response> {
   const response = await fetch(`${base}/__sandbox/${path}`, {
     method,
     cache: 'no-store',
+    headers,
     ...(body !== undefined && {
-      headers: { 'content-type': 'application/json' },
+      headers: { ...headers, 'content-type': 'application/json' },
       body: JSON.stringify(body),
     }),
   })
-  if (!response.ok) {
+  if (!response.ok && response.status !== 304) {
     const problem = (await response.json().catch(() => ({}))) as {
       detail?: string
     }
@@ -218,6 +220,8 @@ const sentWith = new Map<string, string>()
 
 interface View {
   state: SandboxState
+  /** The `ETag` of `state`, when the sandbox sent one the page may read. */
+  tag: string | null
   clock: { now: string; frozen: boolean }
   scenarios: {
     operation: string
@@ -530,28 +534,52 @@ let lastFull = 0
 let polling: ReturnType<typeof setTimeout> | undefined
 
 /**
- * Reads the clock, the queue and the journal; the whole state only when the
+ * The state, asked with the `ETag` of the one the page shows: unchanged, the
+ * answer is a `304` of no body and the page keeps what it has.
+ */
+async function readState(
+  had: View | undefined,
+): Promise<Pick<View, 'state' | 'tag'>> {
+  const response = await surface(
+    'GET',
+    'state',
+    undefined,
+    had?.tag ? { 'if-none-match': had.tag } : {},
+  )
+  if (response.status === 304 && had) return { state: had.state, tag: had.tag }
+  return {
+    state: (await response.json()) as SandboxState,
+    tag: response.headers.get('etag'),
+  }
+}
+
+/**
+ * Reads the clock, the queue and the journal, and the state: every time when
+ * the sandbox tags it (an unchanged state costs a 304), else only when the
  * journal moved, when asked, or every few seconds (a reset or a new key made
  * elsewhere leaves no journal entry).
  */
 async function refresh(full = false): Promise<void> {
   const mine = ++asked
-  const [clock, { scenarios }, { requests }] = await Promise.all([
+  const had = view
+  const [clock, { scenarios }, { requests }, tagged] = await Promise.all([
     read<View['clock']>('clock'),
     read<{ scenarios: View['scenarios'] }>('scenarios'),
     read<{ requests: JournalEntry[] }>('requests?limit=50'),
+    had?.tag ? readState(had) : undefined,
   ])
-  const moved = requests[0]?.request_id !== view?.journal[0]?.request_id
+  const moved = requests[0]?.request_id !== had?.journal[0]?.request_id
   const stale = Date.now() - lastFull > 5000
-  const state =
-    full || moved || stale || !view
-      ? await read<SandboxState>('state')
-      : view.state
-  if (state !== view?.state) lastFull = Date.now()
+  const current =
+    tagged ??
+    (full || moved || stale || !had
+      ? await readState(had)
+      : { state: had.state, tag: had.tag })
+  if (current.state !== had?.state) lastFull = Date.now()
   // An older answer that arrives late must not paint over a newer one.
   if (mine < shown) return
   shown = mine
-  view = { state, clock, scenarios, journal: requests }
+  view = { ...current, clock, scenarios, journal: requests }
   render(view)
 }
 

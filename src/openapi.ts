@@ -191,6 +191,17 @@ const HEADERS = {
     type: 'string',
     enum: ['application/json'],
   }),
+  ETag: header(
+    'Moves with every change the answer shows; send it in `If-None-Match`. Weak (`W/`) while the clock runs.',
+    { type: 'string', pattern: '^(W/)?"[^"]*"$' },
+  ),
+  CacheControlNoCache: header(
+    '`no-cache`: ask again before reusing the answer.',
+    {
+      type: 'string',
+      enum: ['no-cache'],
+    },
+  ),
 }
 
 const HEADER_NAMES: Record<keyof typeof HEADERS, string> = {
@@ -201,6 +212,8 @@ const HEADER_NAMES: Record<keyof typeof HEADERS, string> = {
   RateLimit: 'RateLimit',
   RateLimitPolicy: 'RateLimit-Policy',
   AcceptPost: 'Accept-Post',
+  ETag: 'ETag',
+  CacheControlNoCache: 'Cache-Control',
   CacheControl: 'Cache-Control',
 }
 
@@ -622,13 +635,30 @@ export function createOpenApiDocument(
         },
       },
       '/__sandbox/state': {
-        get: surface(
-          'Inspect state',
-          okJson(
-            'Accounts, customers and tokens; secrets masked.',
-            ref('SandboxState'),
-          ),
-        ),
+        get: {
+          ...surface('Inspect state', {
+            '200': {
+              description: 'Accounts, customers and tokens; secrets masked.',
+              headers: common(['ETag', 'CacheControlNoCache']),
+              content: { 'application/json': { schema: ref('SandboxState') } },
+            },
+            '304': {
+              description:
+                'Unchanged since the `ETag` sent in `If-None-Match`; no body.',
+              headers: common(['ETag', 'CacheControlNoCache']),
+            },
+          }),
+          parameters: [
+            {
+              name: 'If-None-Match',
+              in: 'header',
+              required: false,
+              description:
+                'An `ETag` of this answer: `304` while the state is unchanged.',
+              schema: { type: 'string' },
+            },
+          ],
+        },
       },
       '/__sandbox/reset': {
         post: surface(

@@ -85,7 +85,11 @@ export function createSandboxCore(
       : explicit,
   )
   const seed = session?.data.seed ?? resolved.seed
-  const clock = createClock(resolved.clockAfterSet)
+  let revision = 0
+  const changed = (): void => {
+    revision++
+  }
+  const clock = createClock(resolved.clockAfterSet, changed)
   const journal = createJournal(resolved.journalLimit)
 
   // Fills a database with the default data of a seed, created at the clock's time.
@@ -108,7 +112,7 @@ export function createSandboxCore(
       if (ctx.db === db) ctx.seeded = true
     })
 
-  const dataParts = createDataParts(resolved, seed, session?.id_draws)
+  const dataParts = createDataParts(resolved, seed, changed, session?.id_draws)
   const ctx: SandboxContext = {
     options: resolved,
     storage: adapter.storage,
@@ -121,9 +125,13 @@ export function createSandboxCore(
       journal,
       afterSet: resolved.clockAfterSet,
       maxScenarios: resolved.limits.scenarios,
+      onClockChange: changed,
     }),
     ...dataParts,
     seeded: false,
+    get revision() {
+      return revision
+    },
     ready: fillAndSettle(
       dataParts.db,
       session ? (db) => insertSavedData(db, session.data) : defaultDataOf(seed),
@@ -136,7 +144,8 @@ export function createSandboxCore(
     skipIds,
     keepJournal = false,
   }: DataReplacement): Promise<void> => {
-    Object.assign(ctx, createDataParts(resolved, nextSeed, skipIds))
+    Object.assign(ctx, createDataParts(resolved, nextSeed, changed, skipIds))
+    changed()
     if (!keepJournal) {
       ctx.journal.clear()
       ctx.scenarios.clear()
@@ -167,18 +176,19 @@ export function createSandboxCore(
 }
 
 /**
- * New data parts for `seed`: an empty database, id streams (past
- * `skipIds` draws), latency draws (seeded in deterministic mode) and empty
- * request stores.
+ * New data parts for `seed`: an empty database whose writes `onWrite` hears,
+ * id streams (past `skipIds` draws), latency draws (seeded in deterministic
+ * mode) and empty request stores.
  */
 function createDataParts(
   options: ResolvedOptions,
   seed: number,
+  onWrite: () => void,
   skipIds?: Partial<Record<IdKind, number>>,
 ): DataParts {
   const { deterministic, idempotency, rateLimit } = options
   return {
-    db: createDatabase({ indexEmails: options.uniqueEmail }),
+    db: createDatabase({ indexEmails: options.uniqueEmail, onWrite }),
     nextId: createIdGenerator({
       seed,
       deterministic,

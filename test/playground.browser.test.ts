@@ -92,6 +92,53 @@ it('leaves what did not change in place, so a selection or an open list survives
   expect(await kept()).toBe(1)
 })
 
+it('asks for the state with its ETag, gets 304 while nothing changes, and shows a key minted elsewhere within a second', async () => {
+  for (const query of ['', '?mode=page']) {
+    const page = await bench.open(query, (p) => p.clock.install())
+    await page.clock.pauseAt(Date.now() + 60_000)
+    const answers: number[] = []
+    page.on('response', (response) => {
+      if (new URL(response.url()).pathname === '/__sandbox/state')
+        answers.push(response.status())
+    })
+    // Each poll waits for its answers before it sets the next one.
+    for (let poll = 0; poll < 3; poll++) {
+      const before = answers.length
+      await page.clock.runFor(600)
+      await eventually(() => answers.length).toBeGreaterThan(before)
+    }
+    expect(new Set(answers)).toEqual(new Set([304]))
+
+    // A new account leaves no journal entry: only the state shows it.
+    // In page mode, from the page's own code rather than the playground's.
+    const mint = { account_name: `Minted elsewhere ${query || 'server'}` }
+    const status =
+      query === ''
+        ? (
+            await fetch(`${bench.server.url}/__sandbox/api-keys`, {
+              method: 'POST',
+              body: JSON.stringify(mint),
+            })
+          ).status
+        : await page.evaluate(
+            async (body) =>
+              (
+                await fetch('/__sandbox/api-keys', {
+                  method: 'POST',
+                  body: JSON.stringify(body),
+                })
+              ).status,
+            mint,
+          )
+    expect(status).toBe(201)
+    await page.clock.runFor(1000)
+    await eventually(() => page.locator('#accounts').textContent()).toContain(
+      mint.account_name,
+    )
+    expect(answers).toContain(200)
+  }
+})
+
 it('runs in the page and says why where no sandbox server answers', async () => {
   // A static host: the health check is a 404 page.
   const page = await bench.open('', (p) =>

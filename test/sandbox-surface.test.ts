@@ -1,8 +1,113 @@
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { DEMO_KEY_ONE } from '../fixtures/demo-keys.ts'
 import { send, targets, type Client } from './_targets.ts'
 
 const FULL_SECRET = /sk_test_[0-9A-Za-z]{24}|tok_test_[0-9A-Za-z]{32}/
+
+/** Reads the state, with `If-None-Match: tag` when given. */
+const readState = (client: Client, tag?: string) =>
+  send(client, 'GET', '/__sandbox/state', {
+    headers: tag === undefined ? {} : { 'if-none-match': tag },
+  })
+
+const NEW_CUSTOMER = {
+  id: 'cus_SeededForEtag1',
+  account_id: 'acct_DemoAccount001',
+  name: 'Seeded',
+  email: 'seeded@example.com',
+  created_at: '2026-01-01T00:00:00.000Z',
+}
+
+/**
+ * Every kind of change the state shows, each made after the state was read
+ * once: its ETag must move, or a polling client keeps a stale view.
+ */
+const CHANGES: [string, (client: Client) => Promise<unknown>][] = [
+  [
+    'a customer created through the API',
+    (client) =>
+      send(client, 'POST', '/v1/customers', {
+        body: { name: 'Ada', email: 'ada@example.com' },
+      }),
+  ],
+  [
+    'a token created through the API',
+    (client) =>
+      send(client, 'POST', '/v2/tokens', {
+        body: { scopes: ['customers:read'] },
+      }),
+  ],
+  [
+    'a new account and API key',
+    (client) => send(client, 'POST', '/__sandbox/api-keys', { body: {} }),
+  ],
+  [
+    'a reset to the same seed',
+    (client) => send(client, 'POST', '/__sandbox/reset', { body: {} }),
+  ],
+  [
+    'a reset to another seed',
+    (client) => send(client, 'POST', '/__sandbox/reset', { body: { seed: 2 } }),
+  ],
+  [
+    'a move of the clock over HTTP',
+    (client) =>
+      send(client, 'POST', '/__sandbox/clock', {
+        body: { advance_seconds: 60 },
+      }),
+  ],
+  [
+    'a move of the clock through the JavaScript API',
+    async (client) => client.sandbox.clock.set('2030-01-01T00:00:00Z'),
+  ],
+  [
+    "a move of an account's own clock",
+    (client) =>
+      send(client, 'POST', '/__sandbox/account/clock', {
+        body: { advance_seconds: 7200 },
+      }),
+  ],
+  ['a load', (client) => client.sandbox.load(client.sandbox.dump())],
+  [
+    'a snapshot restored',
+    async (client) => {
+      await client.sandbox.snapshot('start')
+      await client.sandbox.restore('start')
+    },
+  ],
+  [
+    'a customer created through sandbox.db',
+    (client) => client.sandbox.db.customers.create(NEW_CUSTOMER),
+  ],
+  [
+    'a customer renamed through sandbox.db',
+    (client) =>
+      client.sandbox.db.customers.update((q) => q.where({}), {
+        data(customer) {
+          customer.name = 'Renamed'
+        },
+      }),
+  ],
+  [
+    'an API key revoked through sandbox.db',
+    (client) =>
+      client.sandbox.db.apiKeys.update(
+        (q) => q.where({ account_id: 'acct_DemoAccount002' }),
+        {
+          data(key) {
+            key.revoked = true
+          },
+        },
+      ),
+  ],
+  [
+    'an account deleted through sandbox.db',
+    async (client) =>
+      client.sandbox.db.accounts.delete((q) =>
+        q.where({ id: 'acct_DemoAccount002' }),
+      ),
+  ],
+]
 
 for (const target of targets) {
   describe(target.name, () => {
@@ -244,6 +349,85 @@ for (const target of targets) {
           (a: { id: string }) => a.id === 'customer.email-uniqueness',
         ),
       ).toMatchObject({ option: 'uniqueEmail', value: true })
+    })
+
+    it('tags the state with an ETag and answers 304 with no body to If-None-Match of it', async () => {
+      await start()
+      const first = await readState(client)
+      const tag = first.headers.get('etag')!
+      expect(tag).toMatch(/^(W\/)?"[^"]+"$/)
+      expect(first.headers.get('cache-control')).toBe('no-cache')
+      const again = await readState(client, tag)
+      expect(again.status).toBe(304)
+      expect(again.text).toBe('')
+      expect(again.headers.get('etag')).toBe(tag)
+      expect(again.headers.get('x-request-id')).toMatch(/^req_/)
+      // Weak comparison (RFC 9110): either form of the tag, in a list, or *.
+      const opaque = tag.replace(/^W\//, '')
+      for (const header of [`"other", ${tag}`, `W/${opaque}`, opaque, '*'])
+        expect((await readState(client, header)).status).toBe(304)
+      expect((await readState(client, '"other"')).status).toBe(200)
+    })
+
+    it('keeps the ETag while nothing the state shows changes: a refused call, the journal, scenarios', async () => {
+      await start()
+      const tag = (await readState(client)).headers.get('etag')!
+      await send(client, 'POST', '/v1/customers', { key: null, body: {} })
+      await send(client, 'DELETE', '/__sandbox/requests')
+      await send(client, 'POST', '/__sandbox/scenarios', {
+        body: { operation: 'createToken', status: 503 },
+      })
+      expect((await readState(client, tag)).status).toBe(304)
+    })
+
+    for (const [change, make] of CHANGES) {
+      it(`moves the ETag of the state on ${change}`, async () => {
+        await start()
+        const before = await readState(client)
+        const tag = before.headers.get('etag')!
+        await make(client)
+        const after = await readState(client, tag)
+        expect(after.status).toBe(200)
+        expect(after.text).not.toBe(before.text)
+        const moved = after.headers.get('etag')!
+        expect(moved).not.toBe(tag)
+        expect((await readState(client, moved)).status).toBe(304)
+      })
+    }
+
+    it('moves the ETag of the state when a token expires as time passes, with no write', async () => {
+      vi.useFakeTimers({ toFake: ['Date'], now: Date.now() })
+      try {
+        await start()
+        await send(client, 'POST', '/v2/tokens', {
+          body: { scopes: ['customers:read'], expires_in: 60 },
+        })
+        const before = await readState(client)
+        expect(before.body.tokens[0].expired).toBe(false)
+        const tag = before.headers.get('etag')!
+        vi.setSystemTime(Date.now() + 30_000)
+        expect((await readState(client, tag)).status).toBe(304)
+        vi.setSystemTime(Date.now() + 31_000)
+        const after = await readState(client, tag)
+        expect(after.status).toBe(200)
+        expect(after.body.tokens[0].expired).toBe(true)
+        expect(after.headers.get('etag')).not.toBe(tag)
+      } finally {
+        vi.useRealTimers()
+      }
+    })
+
+    it('makes the ETag strong while the clock is frozen and weak while it runs, whose now moves', async () => {
+      await start()
+      expect((await readState(client)).headers.get('etag')).toMatch(/^W\//)
+      await send(client, 'POST', '/__sandbox/clock', {
+        body: { now: '2030-01-01T00:00:00Z' },
+      })
+      const frozen = await readState(client)
+      expect(frozen.headers.get('etag')).toMatch(/^"/)
+      const again = await readState(client)
+      expect(again.headers.get('etag')).toBe(frozen.headers.get('etag'))
+      expect(again.text).toBe(frozen.text)
     })
 
     it('answers 404 for an unknown /__sandbox/ path and 405 with Allow for a wrong method', async () => {

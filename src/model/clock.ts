@@ -41,14 +41,18 @@ export interface SandboxClock {
 
 /**
  * Creates a clock that follows `Date.now()` (and so Vitest or Jest fake
- * timers, which replace it) until it is set or advanced.
+ * timers, which replace it) until it is set or advanced. `onMove` hears
+ * every set, advance and reset.
  *
  * @example
  * const clock = createClock('frozen')
  * clock.set('2026-01-01T00:00:00Z')
  * clock.advance(60_000) // 2026-01-01T00:01:00.000Z
  */
-export function createClock(afterSet: ClockAfterSet = 'frozen'): SandboxClock {
+export function createClock(
+  afterSet: ClockAfterSet = 'frozen',
+  onMove?: () => void,
+): SandboxClock {
   // @note Read `Date.now` on every call, never a captured reference: fake
   // timers replace the global after this module has loaded.
   let frozenAt: number | undefined
@@ -75,6 +79,7 @@ export function createClock(afterSet: ClockAfterSet = 'frozen'): SandboxClock {
       offset = time - Date.now()
     }
     moved = true
+    onMove?.()
     return new Date(time)
   }
 
@@ -108,6 +113,7 @@ export function createClock(afterSet: ClockAfterSet = 'frozen'): SandboxClock {
       frozenAt = undefined
       offset = 0
       moved = false
+      onMove?.()
     },
   }
 }

@@ -186,6 +186,8 @@ interface Following<T> {
   fresh(): void
   /** Called after an update or a delete went through the collection. */
   changed(): void
+  /** Called after any write, a create's included, has landed. */
+  wrote(): void
 }
 
 /**
@@ -206,7 +208,7 @@ function follow<T extends { id: string }>(
   reserved: Map<string, T>,
   following: Following<T>,
 ): { take(record: T): void } {
-  const { noun, conflict, fresh, changed } = following
+  const { noun, conflict, fresh, changed, wrote } = following
   // Ids that a create still in progress claims.
   const claimed = new Set<string>()
   const refuse = (action: string, values: unknown, self?: T): void => {
@@ -249,6 +251,7 @@ function follow<T extends { id: string }>(
       return record
     } finally {
       if (claim !== undefined) claimed.delete(claim)
+      wrote()
     }
   }
 
@@ -276,6 +279,7 @@ function follow<T extends { id: string }>(
         })
       } finally {
         changed()
+        wrote()
       }
     }
   }
@@ -288,6 +292,7 @@ function follow<T extends { id: string }>(
         return (original as any)(...args)
       } finally {
         changed()
+        wrote()
       }
     }
   }
@@ -296,6 +301,7 @@ function follow<T extends { id: string }>(
       fresh()
       index.drop(record)
       remove(record)
+      wrote()
     },
   }
 }
@@ -344,14 +350,18 @@ function cascadeAccountDeletes({
 
 /**
  * Creates an empty data model. A reset makes a new one rather than clearing
- * the collections, whose `clear()` costs O(n²) at scale.
+ * the collections, whose `clear()` costs O(n²) at scale. `onWrite` hears
+ * every write once it has landed, whoever made it (the API, seeding,
+ * `sandbox.db`).
  *
  * @example
  * const db = createDatabase({ indexEmails: true })
  * await db.insertCustomer({ id: 'cus_…', account_id: 'acct_…', name: 'Ada', email: 'ada@example.com', created_at: new Date().toISOString() })
  */
 export function createDatabase(
-  options: { indexEmails: boolean } = { indexEmails: false },
+  options: { indexEmails: boolean; onWrite?: () => void } = {
+    indexEmails: false,
+  },
 ): Database {
   const accounts = new Collection({ schema: AccountRecordSchema })
   const apiKeys = new Collection({ schema: ApiKeyRecordSchema })
@@ -421,6 +431,7 @@ export function createDatabase(
   const changed = (): void => {
     stale = true
   }
+  const wrote = options.onWrite ?? ((): void => {})
   const fresh = (): void => {
     if (!stale) return
     stale = false
@@ -470,6 +481,7 @@ export function createDatabase(
     noun: 'an account',
     fresh,
     changed,
+    wrote,
   })
   cascadeAccountDeletes({ accounts, apiKeys, customers, tokens })
   follow<ApiKeyRecord>(apiKeys, apiKeyIndex, new Map(), {
@@ -477,12 +489,13 @@ export function createDatabase(
     conflict: secretTaken,
     fresh,
     changed,
+    wrote,
   })
   const customersFollowed = follow(
     customers,
     customerIndex,
     reservedCustomers,
-    { noun: 'a customer', fresh, changed },
+    { noun: 'a customer', fresh, changed, wrote },
   )
   const tokensFollowed = follow<TokenRecord>(
     tokens,
@@ -493,6 +506,7 @@ export function createDatabase(
       conflict: secretTaken,
       fresh,
       changed,
+      wrote,
     },
   )
 
@@ -514,6 +528,7 @@ export function createDatabase(
     } catch (error) {
       if (reserved.get(record.id) === record) reserved.delete(record.id)
       index.drop(record)
+      wrote()
       throw error
     }
   }

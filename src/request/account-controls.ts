@@ -114,6 +114,8 @@ export function createAccountControls(shared: {
   afterSet: ClockAfterSet
   /** `limits.scenarios`: the most queued per account, and in all accounts together. */
   maxScenarios: number
+  /** Hears every move of an account's clock, and an account leaving or taking its own. */
+  onClockChange?: () => void
 }): AccountControlsRegistry {
   const states = new Map<string, AccountState>()
   const stateOf = (accountId: string): AccountState => {
@@ -135,7 +137,9 @@ export function createAccountControls(shared: {
     now: () => (states.get(accountId)?.clock ?? shared.clock).now(),
     set(time) {
       // @note A move that throws leaves the account as it was.
-      const clock = states.get(accountId)?.clock ?? createClock(shared.afterSet)
+      const clock =
+        states.get(accountId)?.clock ??
+        createClock(shared.afterSet, shared.onClockChange)
       const now = clock.set(time)
       stateOf(accountId).clock = clock
       return now
@@ -144,7 +148,7 @@ export function createAccountControls(shared: {
       const own = states.get(accountId)?.clock
       if (own) return own.advance(ms)
       // An account's clock starts where the sandbox clock is.
-      const clock = createClock(shared.afterSet)
+      const clock = createClock(shared.afterSet, shared.onClockChange)
       clock.set(shared.clock.now())
       const now = clock.advance(ms)
       stateOf(accountId).clock = clock
@@ -161,7 +165,9 @@ export function createAccountControls(shared: {
     },
     reset() {
       const state = states.get(accountId)
-      if (state) delete state.clock
+      if (!state?.clock) return
+      delete state.clock
+      shared.onClockChange?.()
     },
   })
 
@@ -241,6 +247,7 @@ export function createAccountControls(shared: {
       return out
     },
     clear({ keepQueues = false } = {}) {
+      shared.onClockChange?.()
       if (!keepQueues) {
         states.clear()
         return

@@ -55,6 +55,12 @@ export interface SandboxContext {
   ready: Promise<void>
   /** Whether `ready` has settled, so that resolvers need not wait a tick for it. */
   seeded: boolean
+  /**
+   * Counts the changes to what `GET /__sandbox/state` shows: every write to
+   * the data, every move of a clock, every reset and load. Its `ETag` is
+   * built on it.
+   */
+  readonly revision: number
 }
 
 /**

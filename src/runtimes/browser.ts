@@ -146,28 +146,37 @@ async function startOne(
   if (storage) restored = await restore(sandbox, storage, key)
 
   let saving = storage !== undefined
+  // Whether the last save found the storage full: said once per outage.
+  let full = false
   const save = (): void => {
     if (!saving || !storage) return
+    let text: string
     try {
       const data = sandbox.dump()
       const offset = sandbox.clock.now().getTime() - Date.now()
-      storage.setItem(
-        key,
-        JSON.stringify({
-          version: STORAGE_VERSION,
-          data,
-          // A running clock that was set keeps its distance from real time.
-          clock_offset_ms: data.clock.frozen ? 0 : offset,
-        }),
-      )
-    } catch (error) {
-      // @note Seeding after a reset, or a full storage: the next save catches up.
-      if ((error as Error).name === 'QuotaExceededError') {
-        saving = false
-        console.warn(
-          `${PREFIX} Stopped saving to localStorage["${key}"]: the storage is full (${(error as Error).message}).`,
-        )
+      text = JSON.stringify({
+        version: STORAGE_VERSION,
+        data,
+        // A running clock that was set keeps its distance from real time.
+        clock_offset_ms: data.clock.frozen ? 0 : offset,
+      })
+    } catch {
+      // Still seeding after a reset: the next save catches up.
+      return
+    }
+    try {
+      storage.setItem(key, text)
+      if (full) {
+        full = false
+        console.info(`${PREFIX} Saving to localStorage["${key}"] again.`)
       }
+    } catch (error) {
+      // @note The answer is the sandbox's, in memory, and already given: a
+      // full storage only costs the copy a reload starts from. Each later
+      // change tries again, so freeing room brings saving back.
+      if (!isQuotaError(error) || full) return
+      full = true
+      console.warn(fullStorageMessage(key, text.length))
     }
   }
 
@@ -243,6 +252,17 @@ async function startOne(
       await worker.stop()
     },
   })
+}
+
+/** Whether `error` is a storage's "quota exceeded", by either name browsers give it. */
+function isQuotaError(error: unknown): boolean {
+  const { name } = error as { name?: unknown }
+  return name === 'QuotaExceededError' || name === 'NS_ERROR_DOM_QUOTA_REACHED'
+}
+
+/** What a developer reads when the sandbox's data does not fit in localStorage. */
+function fullStorageMessage(key: string, characters: number): string {
+  return `${PREFIX} localStorage["${key}"] is full: the sandbox's data (${characters} characters) did not fit. It goes on answering from memory, so answers stay right, but changes since the last save are lost on reload. Free room (localStorage.clear(), or this origin's other entries), keep less (a smaller customersPerAccount, a reset) or set persist: false. Each change tries again.`
 }
 
 function openStorage(): Storage | undefined {
