@@ -167,7 +167,7 @@ export interface SandboxServer {
 export const CORS_ALLOW_HEADERS =
   'Authorization, Content-Type, Idempotency-Key, X-Sandbox-Scenario'
 export const CORS_EXPOSE_HEADERS =
-  'X-Request-Id, Retry-After, RateLimit, RateLimit-Policy, Idempotent-Replayed, WWW-Authenticate, Allow'
+  'X-Request-Id, Retry-After, RateLimit, RateLimit-Policy, Idempotent-Replayed, WWW-Authenticate, Allow, ETag, Accept-Post'
 
 /** Defaults of the server's limits, in milliseconds and counts: the part of `SERVER_DEFAULTS` they are, kept public under this name. */
 export const DEFAULT_SERVER_LIMITS = {
