@@ -712,7 +712,9 @@ async function benchStartup(): Promise<void> {
 
 async function benchBundle(): Promise<void> {
   // Our own code only: the dependencies stay external.
-  const ownCode = async (entry: string): Promise<string> => {
+  const ownCode = async (
+    entry: string,
+  ): Promise<{ start: string; lazy: string }> => {
     const output = await build({
       configFile: false,
       logLevel: 'silent',
@@ -737,16 +739,37 @@ async function benchBundle(): Promise<void> {
     const chunks = (Array.isArray(output) ? output : [output]).flatMap((o) =>
       'output' in o ? o.output : [],
     )
-    return chunks.map((c) => ('code' in c ? c.code : '')).join('\n')
+    // What a page loads with the entry (it and its static imports), apart
+    // from what it loads on demand (dynamic imports, e.g. /openapi.json's
+    // generator).
+    const byName = new Map(
+      chunks.flatMap((c) => ('code' in c ? [[c.fileName, c] as const] : [])),
+    )
+    const atStart = new Set<string>()
+    const visit = (name: string): void => {
+      if (atStart.has(name)) return
+      atStart.add(name)
+      for (const next of byName.get(name)?.imports ?? []) visit(next)
+    }
+    for (const c of byName.values()) if (c.isEntry) visit(c.fileName)
+    const join = (start: boolean): string =>
+      [...byName.values()]
+        .filter((c) => atStart.has(c.fileName) === start)
+        .map((c) => c.code)
+        .join('\n')
+    return { start: join(true), lazy: join(false) }
   }
-  const code = await ownCode('src/index.ts')
+  const own = await ownCode('src/index.ts')
+  const code = `${own.start}\n${own.lazy}`
   const gzip = gzipSync(code).length / 1024
-  const browser =
-    gzipSync(await ownCode('src/runtimes/browser.ts')).length / 1024
+  const entry = await ownCode('src/runtimes/browser.ts')
+  const browser = gzipSync(entry.start).length / 1024
+  const browserLazy = entry.lazy ? gzipSync(entry.lazy).length / 1024 : 0
   const bundle: Record<string, number> = {
     ownCodeGzipKb: gzip,
     ownCodeMinKb: code.length / 1024,
     browserEntryGzipKb: browser,
+    browserLazyGzipKb: browserLazy,
   }
   result.bundle = bundle
   row(
@@ -762,6 +785,11 @@ async function benchBundle(): Promise<void> {
     `${browser.toFixed(1)} KB`,
     '≤ 40 KB',
     browser <= 40,
+  )
+  row(
+    'browser',
+    '… and loaded on the first GET /openapi.json, minified + gzip',
+    `${browserLazy.toFixed(1)} KB`,
   )
 
   // The example app built twice: as production (no sandbox) and as a demo

@@ -16,7 +16,6 @@ import {
 } from '../src/model/schemas.ts'
 import { VERSION } from '../src/version.ts'
 import { MAX_DELAY_MS } from '../src/defaults.ts'
-import { createOpenApiDocument } from '../src/openapi.ts'
 import type { SandboxClock } from '../src/model/clock.ts'
 import type { Scenario, Scenarios } from '../src/request/scenarios.ts'
 import { maskSession } from '../src/model/secrets.ts'
@@ -385,7 +384,10 @@ export function sandboxRoutes(
         runSandboxCall(
           ctx,
           call,
-          () => {
+          async () => {
+            // Loaded on the first call: a page that never asks for the
+            // document does not download its generator.
+            const { createOpenApiDocument } = await import('../src/openapi.ts')
             document ??= JSON.stringify(
               createOpenApiDocument(ctx.options, VERSION),
             )

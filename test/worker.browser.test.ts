@@ -56,6 +56,16 @@ it('answers POST /v1/customers from the page through the service worker', async 
   })
 })
 
+it('serves /openapi.json from the page, its generator loaded on the first ask', async () => {
+  const page = await open()
+  const { status, body } = await fetchIn(page, '/openapi.json')
+  expect(status).toBe(200)
+  expect(body.openapi).toMatch(/^3\.1\./)
+  expect(Object.keys(body.paths)).toEqual(
+    expect.arrayContaining(['/v1/customers', '/v2/tokens']),
+  )
+})
+
 it('mints a token with POST /v2/tokens that then creates a customer', async () => {
   const page = await open()
   const minted = await postIn(

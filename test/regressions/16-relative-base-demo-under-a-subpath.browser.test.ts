@@ -48,6 +48,19 @@ it('starts the sandbox in a demo build with base ./ served under /sub/', async (
     await expect
       .poll(() => page.locator('#result').textContent())
       .toMatch(/^201 /)
+    // The document's generator is a chunk of its own, loaded on the first
+    // ask: it must be found under the relative base too.
+    const document = await page.evaluate(async () => {
+      const response = await fetch('/openapi.json')
+      return {
+        status: response.status,
+        paths: Object.keys((await response.json()).paths ?? {}),
+      }
+    })
+    expect(document.status).toBe(200)
+    expect(document.paths).toEqual(
+      expect.arrayContaining(['/v1/customers', '/v2/tokens']),
+    )
   } finally {
     await server.close()
   }
