@@ -8,6 +8,7 @@ import { SCOPE_PATTERN } from './model/schemas.ts'
 import { BEARER_CREDENTIAL } from './model/secrets.ts'
 import { DEFAULT_ACCOUNTS, type FixtureAccount } from '../fixtures/demo-keys.ts'
 import { DEFAULTS, MAX_DELAY_MS } from './defaults.ts'
+import { describeOptionsIssue } from './option-messages.ts'
 
 /** A fixed-window rate limit per credential. */
 export interface RateLimitOptions {
@@ -276,7 +277,8 @@ export const DEFAULT_SCOPES: readonly string[] = DEFAULTS.scopes
 
 const positiveInt = (max = Number.MAX_SAFE_INTEGER) => z.int().min(1).max(max)
 
-const OptionsSchema = z
+/** The types and bounds of `SandboxOptions`; `resolveOptions` reads it. */
+export const OptionsSchema = z
   .object({
     seed: z.int().min(0).max(0xffffffff),
     baseUrl: z.string().refine((value) => URL.canParse(value), {
@@ -396,12 +398,8 @@ const OptionsSchema = z
 export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
   const parsed = OptionsSchema.safeParse(options)
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]!
-    const where = issue.path.join('.')
     throw new TypeError(
-      issue.code === 'unrecognized_keys'
-        ? `Failed to create a sandbox: unknown option "${issue.keys.join('", "')}". See SandboxOptions for the options there are.`
-        : `Failed to create a sandbox: option "${where}" ${issue.message.replace(/^Invalid input: /, '')}. See SandboxOptions for its type and default.`,
+      describeOptionsIssue(parsed.error, 'create a sandbox', 'SandboxOptions'),
     )
   }
   const o = parsed.data

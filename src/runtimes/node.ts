@@ -29,6 +29,7 @@ import { payloadTooLarge } from '../request/validation.ts'
 import type { JournalEntry } from '../request/journal.ts'
 import type { SandboxOptions } from '../options.ts'
 import { SERVER_DEFAULTS } from '../defaults.ts'
+import { describeOptionsIssue } from '../option-messages.ts'
 import type { SandboxCore } from '../sandbox.ts'
 
 /** One request as the server logs it. */
@@ -211,9 +212,12 @@ function checkServerOptions(options: SandboxServerOptions): void {
   // The sandbox's own options are left to createSandbox, which checks them.
   const parsed = ServerOptionsSchema.partial().safeParse(options)
   if (parsed.success) return
-  const issue = parsed.error.issues[0]!
   throw new TypeError(
-    `Failed to start the sandbox server: option "${issue.path.join('.')}" ${issue.message.replace(/^Invalid input: /, '')}. See SandboxServerOptions for its type and default.`,
+    describeOptionsIssue(
+      parsed.error,
+      'start the sandbox server',
+      'SandboxServerOptions',
+    ),
   )
 }
 

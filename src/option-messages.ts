@@ -1,0 +1,38 @@
+import type { z } from 'zod'
+
+/**
+ * The one message for options that failed their zod schema: the first
+ * issue's option (its path), what it must be, and the type that documents
+ * it. Every options object (the sandbox's, the server's, the Vite plugin's)
+ * reads the same. `unknown` adds a hint after an unknown option.
+ *
+ * @example
+ * const parsed = z.object({ seed: z.int() }).safeParse({ seed: 'x' })
+ * describeOptionsIssue(parsed.error!, 'create a sandbox', 'SandboxOptions')
+ * // 'Failed to create a sandbox: option "seed" expected number, received string. See SandboxOptions for its type and default.'
+ */
+export function describeOptionsIssue(
+  error: z.ZodError,
+  action: string,
+  type: string,
+  unknown?: (key: string) => string,
+): string {
+  const { path, ...issue } = error.issues[0]!
+  return `Failed to ${action}: ${
+    issue.code === 'unrecognized_keys'
+      ? `unknown option "${issue.keys.map((key) => [...path, key].join('.')).join('", "')}"${unknown ? `: ${unknown(issue.keys[0]!)}` : ''}. See ${type} for the options there are.`
+      : `${path.length > 0 ? `option "${path.join('.')}"` : 'its options'} ${issue.message.replace(/^Invalid input: /, '')}. See ${type} for its type and default.`
+  }`
+}
+
+/**
+ * A value as a message shows it: JSON, cut short, and functions by name.
+ *
+ * @example
+ * showValue('yes') // '"yes"'
+ */
+export function showValue(value: unknown): string {
+  if (typeof value === 'function') return 'a function'
+  const json = JSON.stringify(value) ?? String(value)
+  return json.length > 60 ? `${json.slice(0, 57)}…` : json
+}
