@@ -403,44 +403,52 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
     )
   }
   const o = parsed.data
-  const expiresMax = o.expiresIn?.max ?? DEFAULTS.expiresIn.max
-  const expiresMin = o.expiresIn?.min ?? DEFAULTS.expiresIn.min
+  const { min, max } = withDefaults(DEFAULTS.expiresIn, o.expiresIn)
   const resolved: ResolvedOptions = {
-    seed: o.seed ?? DEFAULTS.seed,
+    ...withDefaults<Defaults>(DEFAULTS, o),
     baseUrl: o.baseUrl === undefined ? undefined : new URL(o.baseUrl),
-    deterministic: o.deterministic ?? DEFAULTS.deterministic,
     fixtures: { accounts: o.fixtures?.accounts ?? DEFAULT_ACCOUNTS },
-    customersPerAccount: o.customersPerAccount ?? DEFAULTS.customersPerAccount,
-    unknownFields: o.unknownFields ?? DEFAULTS.unknownFields,
     requiredFields: o.requiredFields ?? [...DEFAULTS.requiredFields],
-    nameLength: { ...DEFAULTS.nameLength, ...o.nameLength },
-    emailMaxLength: o.emailMaxLength ?? DEFAULTS.emailMaxLength,
-    uniqueEmail: o.uniqueEmail ?? DEFAULTS.uniqueEmail,
-    scopes: o.scopes ?? DEFAULT_SCOPES,
-    maxScopes: o.maxScopes ?? DEFAULTS.maxScopes,
+    nameLength: withDefaults(DEFAULTS.nameLength, o.nameLength),
     expiresIn: {
-      min: expiresMin,
-      max: expiresMax,
+      min,
+      max,
       default:
         o.expiresIn?.default ??
-        Math.min(Math.max(DEFAULTS.expiresIn.default, expiresMin), expiresMax),
+        Math.min(Math.max(DEFAULTS.expiresIn.default, min), max),
     },
-    v1AcceptsTokens: o.v1AcceptsTokens ?? DEFAULTS.v1AcceptsTokens,
-    tokenIssuers: o.tokenIssuers ?? DEFAULTS.tokenIssuers,
-    rateLimit: o.rateLimit ?? DEFAULTS.rateLimit,
-    latency: o.latency ?? DEFAULTS.latency,
     errorFormat: o.errorFormat ?? problemJson,
-    maxBodyBytes: o.maxBodyBytes ?? DEFAULTS.maxBodyBytes,
-    clockAfterSet: o.clockAfterSet ?? DEFAULTS.clockAfterSet,
-    idempotency: { ...DEFAULTS.idempotency, ...o.idempotency },
-    limits: { ...DEFAULT_LIMITS, ...o.limits },
-    journalLimit: o.journalLimit ?? DEFAULTS.journalLimit,
+    idempotency: withDefaults(DEFAULTS.idempotency, o.idempotency),
+    limits: withDefaults(DEFAULT_LIMITS, o.limits),
     adminToken: o.adminToken,
     onRequest: o.onRequest,
     onSeedProgress: o.onSeedProgress,
   }
   checkConsistency(resolved)
   return resolved
+}
+
+/** The options `DEFAULTS` holds a default of. */
+type Defaults = Omit<
+  ResolvedOptions,
+  | 'baseUrl'
+  | 'fixtures'
+  | 'errorFormat'
+  | 'adminToken'
+  | 'onRequest'
+  | 'onSeedProgress'
+>
+
+/**
+ * `defaults` with the options given over them, one level deep. @note An
+ * option given as `undefined` keeps its default: a spread would set it to
+ * `undefined`, and `limits: { records: undefined }` would lift the limit.
+ */
+function withDefaults<T extends object>(defaults: T, given?: object): T {
+  const merged = { ...defaults } as Record<string, unknown>
+  for (const [key, value] of Object.entries(given ?? {}))
+    if (value !== undefined) merged[key] = value
+  return merged as T
 }
 
 function checkConsistency(o: ResolvedOptions): void {
