@@ -36,3 +36,47 @@ export function showValue(value: unknown): string {
   const json = JSON.stringify(value) ?? String(value)
   return json.length > 60 ? `${json.slice(0, 57)}…` : json
 }
+
+/**
+ * How a message names an option for the one who reads it: the JavaScript
+ * API's `port: 0`, the command line's `--port 0`, a Playwright config's
+ * `sandboxGlobalSetup({ port: 0 })`. A message written with it tells each
+ * reader what to change in their own terms.
+ */
+export interface OptionNaming {
+  /** The option to change, e.g. `the port option` or `--port`. */
+  name(option: string): string
+  /** The option set to `value`, e.g. `port: 0` or `--port 0`. */
+  set(option: string, value: string | number): string
+}
+
+/** A message that names options through `naming`. */
+export type Explain = (naming: OptionNaming) => string
+
+const jsValue = (value: string | number): string =>
+  typeof value === 'string' ? `'${value}'` : String(value)
+
+/**
+ * Options as the JavaScript API names them.
+ *
+ * @example
+ * JS_NAMING.set('port', 0) // 'port: 0'
+ */
+export const JS_NAMING: OptionNaming = {
+  name: (option) => `the ${option} option`,
+  set: (option, value) => `${option}: ${jsValue(value)}`,
+}
+
+/**
+ * An error whose message names options to change: `message` names them as
+ * the JavaScript API does, `explain(naming)` as another reader would (the
+ * CLI names its flags).
+ */
+export class OptionsError extends Error {
+  readonly explain: Explain
+  constructor(explain: Explain | string, options?: ErrorOptions) {
+    const render = typeof explain === 'string' ? () => explain : explain
+    super(render(JS_NAMING), options)
+    this.explain = render
+  }
+}

@@ -3,6 +3,7 @@ import { VERSION } from '../version.ts'
 import { DEFAULT_ACCOUNTS, DEMO_KEY_ONE } from '../../fixtures/demo-keys.ts'
 import { DataFileError } from '../model/data-file.ts'
 import {
+  FLAG_NAMING,
   FLAG_ROWS,
   FLAG_TABLE,
   NAME,
@@ -226,12 +227,13 @@ export async function main({
     })
   } catch (error) {
     progress.done()
+    // Said with the flags: the message names the JavaScript options.
     if (error instanceof SandboxStartError) {
-      err.write(`${NAME}: ${error.message}\n`)
+      err.write(`${NAME}: ${error.explain(FLAG_NAMING)}\n`)
       return { exitCode: error.exitCode }
     }
     if (error instanceof DataFileError) {
-      err.write(`${NAME}: ${error.message}\n`)
+      err.write(`${NAME}: ${error.explain(FLAG_NAMING)}\n`)
       return { exitCode: 1 }
     }
     if (error instanceof TypeError || error instanceof RangeError) {

@@ -14,6 +14,7 @@ import { createSandboxCore } from '../sandbox-core.ts'
 import {
   DataFileError,
   lockDataFile,
+  moveAway,
   openDataFileLog,
   readDataFile,
   removeStaleTempFiles,
@@ -29,7 +30,11 @@ import { payloadTooLarge } from '../request/validation.ts'
 import type { JournalEntry } from '../request/journal.ts'
 import type { SandboxOptions } from '../options.ts'
 import { SERVER_DEFAULTS } from '../defaults.ts'
-import { describeOptionsIssue } from '../option-messages.ts'
+import {
+  describeOptionsIssue,
+  OptionsError,
+  type Explain,
+} from '../option-messages.ts'
 import type { SandboxCore } from '../sandbox.ts'
 
 /** One request as the server logs it. */
@@ -288,7 +293,8 @@ export async function createSandboxServer(
   }
   if (!isLoopback(host) && sandboxOptions.adminToken === undefined) {
     throw new SandboxStartError(
-      `Refusing to listen on ${host} without an admin token: anyone who can reach it could reset or read the sandbox. Pass --admin-token (at least 16 characters), or listen on 127.0.0.1.`,
+      (naming) =>
+        `Refusing to listen on ${host} without an admin token: anyone who can reach it could reset or read the sandbox. Set ${naming.name('adminToken')} (at least 16 characters), or listen on this machine only with ${naming.set('host', '127.0.0.1')}.`,
       2,
     )
   }
@@ -339,7 +345,8 @@ export async function createSandboxServer(
           await sandbox.load(data)
         } catch (error) {
           throw new DataFileError(
-            `The data file ${file} cannot be used: ${(error as Error).message.replace(/^Failed to load sandbox data: /, '')} It was left untouched; move it away or pass another --data-file.`,
+            (naming) =>
+              `The data file ${file} cannot be used: ${(error as Error).message.replace(/^Failed to load sandbox data: /, '')} It was left untouched. ${moveAway(naming)}`,
           )
         }
         loadedFromFile = true
@@ -604,17 +611,20 @@ export async function createSandboxServer(
       reject(
         error.code === 'EADDRINUSE'
           ? new SandboxStartError(
-              `Port ${port} is already in use on ${host}. Stop what uses it, pick another with --port (or PORT), or use --port 0 for a free one.`,
+              (naming) =>
+                `Port ${port} is already in use on ${host}. Stop what uses it, or change ${naming.set('port', port)} to another port (${naming.set('port', 0)} takes a free one).`,
               1,
             )
           : error.code === 'EACCES'
             ? new SandboxStartError(
-                `Not allowed to listen on ${host}:${port}; ports below 1024 need privileges. Pick another with --port.`,
+                (naming) =>
+                  `Not allowed to listen on ${host}:${port}; ports below 1024 need privileges. Change ${naming.set('port', port)} to another port (${naming.set('port', 0)} takes a free one).`,
                 1,
               )
             : error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND'
               ? new SandboxStartError(
-                  `Cannot listen on ${host}: ${error.code === 'ENOTFOUND' ? 'no such host name' : 'it is not an address of this machine'} (${error.code}). Pass --host 127.0.0.1 to serve this machine only, or --host 0.0.0.0 (with --admin-token) to serve every network it is on.`,
+                  (naming) =>
+                    `Cannot listen on ${host}: ${error.code === 'ENOTFOUND' ? 'no such host name' : 'it is not an address of this machine'} (${error.code}). Use ${naming.set('host', '127.0.0.1')} to serve this machine only, or ${naming.set('host', '0.0.0.0')} (with ${naming.name('adminToken')}) to serve every network it is on.`,
                   1,
                 )
               : error,
@@ -668,11 +678,22 @@ export async function createSandboxServer(
   }
 }
 
-/** A start-up failure with the exit code the CLI should use. */
-export class SandboxStartError extends Error {
+/**
+ * A start-up failure with the exit code the CLI should use. Its message names
+ * the options to change as the JavaScript API does (`port: 0`); `explain`
+ * names them for another reader (the CLI's `--port 0`, a Playwright config).
+ *
+ * @example
+ * await createSandboxServer({ port: 4100 }).catch((error: unknown) => {
+ *   // Port 4100 is already in use on 127.0.0.1. Stop what uses it, or change port: 4100 to another port (port: 0 takes a free one).
+ *   if (error instanceof SandboxStartError) console.error(error.message)
+ *   throw error
+ * })
+ */
+export class SandboxStartError extends OptionsError {
   readonly exitCode: number
-  constructor(message: string, exitCode: number) {
-    super(message)
+  constructor(explain: Explain | string, exitCode: number) {
+    super(explain)
     this.name = 'SandboxStartError'
     this.exitCode = exitCode
   }
@@ -1073,4 +1094,5 @@ function clientErrorAnswer(
 }
 
 export { DataFileError, readDataFile }
+export type { Explain, OptionNaming } from '../option-messages.ts'
 export type { FlushInfo }
