@@ -4,7 +4,7 @@ import type { z } from 'zod'
  * The one message for options that failed their zod schema: the first
  * issue's option (its path), what it must be, and the type that documents
  * it. Every options object (the sandbox's, the server's, the Vite plugin's)
- * reads the same. `unknown` adds a hint after an unknown option.
+ * reads the same.
  *
  * @example
  * const parsed = z.object({ seed: z.int() }).safeParse({ seed: 'x' })
@@ -15,13 +15,12 @@ export function describeOptionsIssue(
   error: z.ZodError,
   action: string,
   type: string,
-  unknown?: (key: string) => string,
 ): string {
   const { path, ...issue } = error.issues[0]!
   return `Failed to ${action}: ${
     issue.code === 'unrecognized_keys'
-      ? `unknown option "${issue.keys.map((key) => [...path, key].join('.')).join('", "')}"${unknown ? `: ${unknown(issue.keys[0]!)}` : ''}. See ${type} for the options there are.`
-      : `${path.length > 0 ? `option "${path.join('.')}"` : 'its options'} ${issue.message.replace(/^Invalid input: /, '')}. See ${type} for its type and default.`
+      ? `unknown option "${issue.keys.map((key) => [...path, key].join('.')).join('", "')}". See ${type} for the options there are.`
+      : `${path.length === 0 ? 'its options' : `option "${path.join('.')}"`} ${issue.message.replace(/^Invalid input: /, '')}. See ${type} for its type and default.`
   }`
 }
 
@@ -46,25 +45,43 @@ export function showValue(value: unknown): string {
 export interface OptionNaming {
   /** The option to change, e.g. `the port option` or `--port`. */
   name(option: string): string
-  /** The option set to `value`, e.g. `port: 0` or `--port 0`. */
+  /**
+   * The option (a path such as `limits.records`) set to `value`, written as
+   * code (`'127.0.0.1'`, `0`, `N`), e.g. `port: 0` or `--port 0`.
+   */
   set(option: string, value: string | number): string
 }
 
 /** A message that names options through `naming`. */
 export type Explain = (naming: OptionNaming) => string
 
-const jsValue = (value: string | number): string =>
-  typeof value === 'string' ? `'${value}'` : String(value)
-
 /**
  * Options as the JavaScript API names them.
  *
  * @example
- * JS_NAMING.set('port', 0) // 'port: 0'
+ * JS_NAMING.set('limits.records', 'N') // 'limits: { records: N }'
  */
 export const JS_NAMING: OptionNaming = {
   name: (option) => `the ${option} option`,
-  set: (option, value) => `${option}: ${jsValue(value)}`,
+  set(option, value) {
+    const [key, ...rest] = option.split('.')
+    return rest.length === 0
+      ? `${key}: ${value}`
+      : `${key}: { ${JS_NAMING.set(rest.join('.'), value)} }`
+  },
+}
+
+/**
+ * A `RangeError` whose message names options as the JavaScript API does, and
+ * whose `explain(naming)` names them for another reader (the CLI's flags).
+ *
+ * @example
+ * throw optionsRangeError((naming) => `Raise ${naming.set('limits.records', 'N')}.`)
+ */
+export function optionsRangeError(
+  explain: Explain,
+): RangeError & { explain: Explain } {
+  return Object.assign(new RangeError(explain(JS_NAMING)), { explain })
 }
 
 /**

@@ -8,7 +8,11 @@ import { SCOPE_PATTERN } from './model/schemas.ts'
 import { BEARER_CREDENTIAL } from './model/secrets.ts'
 import { DEFAULT_ACCOUNTS, type FixtureAccount } from '../fixtures/demo-keys.ts'
 import { DEFAULTS, MAX_DELAY_MS } from './defaults.ts'
-import { describeOptionsIssue } from './option-messages.ts'
+import {
+  describeOptionsIssue,
+  optionsRangeError,
+  type Explain,
+} from './option-messages.ts'
 
 /** A fixed-window rate limit per credential. */
 export interface RateLimitOptions {
@@ -479,7 +483,7 @@ function checkConsistency(o: ResolvedOptions): void {
   if (new Set(o.scopes).size !== o.scopes.length) {
     fail('option "scopes" lists a scope twice; list each scope once')
   }
-  checkSeedRoom(o, fail)
+  checkSeedRoom(o)
   const ids = new Set<string>()
   const keys = new Set<string>()
   for (const account of o.fixtures.accounts) {
@@ -502,10 +506,7 @@ function checkConsistency(o: ResolvedOptions): void {
  * such a sandbox would answer every create with `409 limit_reached` before
  * its first request; better to say so when it is made, before a long seed.
  */
-function checkSeedRoom(
-  o: ResolvedOptions,
-  fail: (what: string) => never,
-): void {
+function checkSeedRoom(o: ResolvedOptions): void {
   const { limits } = o
   const n = (value: number): string => value.toLocaleString('en')
   let keys = 0
@@ -523,23 +524,24 @@ function checkSeedRoom(
   }
   const accounts = o.fixtures.accounts.length
   const records = accounts + keys + customers
-  const full: string[] = []
+  // Each limit the seed fills, and why.
+  const full: [string, string][] = []
   if (records >= limits.records) {
-    full.push(
-      `limits.records (${n(limits.records)}): it makes ${n(records)} records (${n(accounts)} fixture accounts, their ${n(keys)} API keys and ${n(customers)} customers)`,
-    )
+    full.push([
+      'limits.records',
+      `(${n(limits.records)}): it makes ${n(records)} records (${n(accounts)} fixture accounts, their ${n(keys)} API keys and ${n(customers)} customers)`,
+    ])
   }
   if (fullest !== undefined) {
-    full.push(
-      `limits.customersPerAccount (${n(limits.customersPerAccount)}): account "${fullest.id}" is seeded with ${n(fullest.customers)} customers`,
-    )
+    full.push([
+      'limits.customersPerAccount',
+      `(${n(limits.customersPerAccount)}): account "${fullest.id}" is seeded with ${n(fullest.customers)} customers`,
+    ])
   }
   if (full.length === 0) return
-  const names = [
-    records >= limits.records && 'records',
-    fullest !== undefined && 'customersPerAccount',
-  ].filter((name) => name !== false)
-  fail(
-    `the seed alone fills ${full.join('; and ')}, so creates would be refused before the first request. Seed fewer customers (the option customersPerAccount, --customers N) or raise the ${names.length > 1 ? 'limits' : 'limit'} (limits: { ${names.map((name) => `${name}: N`).join(', ')} }, --limits ${names.map((name) => `${name}=N`).join(',')})`,
+  // @note It names options: the CLI's `explain` names their flags.
+  throw optionsRangeError(
+    (naming) =>
+      `Failed to create a sandbox: the seed alone fills ${full.map((limit) => limit.join(' ')).join('; and ')}, so creates would be refused before the first request. Seed fewer customers (${naming.set('customersPerAccount', 'N')}) or raise the ${full.length > 1 ? 'limits' : 'limit'} (${full.map(([name]) => naming.set(name, 'N')).join(' and ')}).`,
   )
 }

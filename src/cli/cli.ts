@@ -2,6 +2,7 @@ import { parseArgs, styleText } from 'node:util'
 import { VERSION } from '../version.ts'
 import { DEFAULT_ACCOUNTS, DEMO_KEY_ONE } from '../../fixtures/demo-keys.ts'
 import { DataFileError } from '../model/data-file.ts'
+import type { Explain } from '../option-messages.ts'
 import {
   FLAG_NAMING,
   FLAG_ROWS,
@@ -238,8 +239,12 @@ export async function main({
     }
     if (error instanceof TypeError || error instanceof RangeError) {
       // A bad option value: createSandbox says which and how to fix it.
+      const message =
+        'explain' in error && typeof error.explain === 'function'
+          ? (error as Error & { explain: Explain }).explain(FLAG_NAMING)
+          : error.message
       err.write(
-        `${NAME}: ${error.message.replace(/^Failed to create a sandbox: /, '')}\n\nRun ${NAME} --help for the options.\n`,
+        `${NAME}: ${message.replace(/^Failed to create a sandbox: /, '')}\n\nRun ${NAME} --help for the options.\n`,
       )
       return { exitCode: 2 }
     }

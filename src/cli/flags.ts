@@ -647,10 +647,13 @@ export const FLAG_NAMING: OptionNaming = {
       : `--${row.flag}`
   },
   set(option, value) {
-    const row = (FLAG_TABLE as Record<string, FlagRow | undefined>)[option]
+    // A nested option is a key=N pair of its flag: --limits records=N.
+    const [key, ...rest] = option.split('.')
+    const row = (FLAG_TABLE as Record<string, FlagRow | undefined>)[key!]
+    const pair = rest.length === 0 ? `${value}` : `${rest.join('.')}=${value}`
     return row?.flag === undefined
-      ? `"${option}": ${JSON.stringify(value)} in the config file`
-      : `--${row.flag} ${value}`
+      ? `"${option}": ${value} in the config file`
+      : `--${row.flag} ${pair}`
   },
 }
 

@@ -294,7 +294,7 @@ export async function createSandboxServer(
   if (!isLoopback(host) && sandboxOptions.adminToken === undefined) {
     throw new SandboxStartError(
       (naming) =>
-        `Refusing to listen on ${host} without an admin token: anyone who can reach it could reset or read the sandbox. Set ${naming.name('adminToken')} (at least 16 characters), or listen on this machine only with ${naming.set('host', '127.0.0.1')}.`,
+        `Refusing to listen on ${host} without an admin token: anyone who can reach it could reset or read the sandbox. Set ${naming.name('adminToken')} (at least 16 characters), or listen on this machine only with ${naming.set('host', "'127.0.0.1'")}.`,
       2,
     )
   }
@@ -624,7 +624,7 @@ export async function createSandboxServer(
             : error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND'
               ? new SandboxStartError(
                   (naming) =>
-                    `Cannot listen on ${host}: ${error.code === 'ENOTFOUND' ? 'no such host name' : 'it is not an address of this machine'} (${error.code}). Use ${naming.set('host', '127.0.0.1')} to serve this machine only, or ${naming.set('host', '0.0.0.0')} (with ${naming.name('adminToken')}) to serve every network it is on.`,
+                    `Cannot listen on ${host}: ${error.code === 'ENOTFOUND' ? 'no such host name' : 'it is not an address of this machine'} (${error.code}). Use ${naming.set('host', "'127.0.0.1'")} to serve this machine only, or ${naming.set('host', "'0.0.0.0'")} (with ${naming.name('adminToken')}) to serve every network it is on.`,
                   1,
                 )
               : error,

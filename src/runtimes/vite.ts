@@ -187,14 +187,14 @@ const PluginOptionsSchema = z.strictObject(
 function checkPluginOptions(options: unknown): void {
   const parsed = PluginOptionsSchema.safeParse(options)
   if (parsed.success) return
+  const [issue] = parsed.error.issues
+  // The likeliest mistake: the sandbox's options beside start, not in it.
+  const hint =
+    issue?.code === 'unrecognized_keys'
+      ? ` The plugin takes start and demo; the sandbox's own options go under start, as in sandbox({ start: { ${issue.keys[0]}: … } }).`
+      : ''
   throw new TypeError(
-    describeOptionsIssue(
-      parsed.error,
-      ACTION,
-      'SandboxPluginOptions',
-      (key) =>
-        `it takes start and demo, and the sandbox's own options go under start, as in sandbox({ start: { ${key}: … } })`,
-    ),
+    `${describeOptionsIssue(parsed.error, ACTION, 'SandboxPluginOptions')}${hint}`,
   )
 }
 

@@ -35,7 +35,7 @@ it.each<[string, unknown, string]>([
   [
     "the sandbox's options beside start",
     { seed: 7 },
-    'Failed to set up sandbox() from customer-token-sandbox/vite: unknown option "seed": it takes start and demo, and the sandbox\'s own options go under start, as in sandbox({ start: { seed: … } }). See SandboxPluginOptions for the options there are.',
+    'Failed to set up sandbox() from customer-token-sandbox/vite: unknown option "seed". See SandboxPluginOptions for the options there are. The plugin takes start and demo; the sandbox\'s own options go under start, as in sandbox({ start: { seed: … } }).',
   ],
   [
     'options that are not an object',
