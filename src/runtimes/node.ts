@@ -33,6 +33,7 @@ import { SERVER_DEFAULTS } from '../defaults.ts'
 import {
   describeOptionsIssue,
   OptionsError,
+  showValue,
   type Explain,
 } from '../option-messages.ts'
 import type { SandboxCore } from '../sandbox.ts'
@@ -193,26 +194,38 @@ const fn = z.custom<(...args: never[]) => unknown>(
   { message: 'must be a function' },
 )
 
-// The types of the server's own options; their ranges are checked where
-// they are used. A config file's JSON reaches here unchecked.
+/** A whole number within bounds, with one message for a value of any kind. */
+const wholeNumber = (min: number, max: number) => {
+  const bounds = {
+    error: (issue: { input?: unknown }) =>
+      `must be a whole number from ${min} to ${max}, not ${showValue(issue.input)}`,
+  }
+  return z.number(bounds).int(bounds).min(min, bounds).max(max, bounds)
+}
+
+// node:http's timers and counts take 32-bit signed values.
+const serverLimit = () => wholeNumber(1, 2 ** 31 - 1)
+
+// The server's own options, types and bounds. A config file's JSON reaches
+// here unchecked.
 const ServerOptionsSchema = z.object({
-  port: z.number(),
+  port: wholeNumber(0, 65_535),
   host: z.string().min(1, { message: 'must not be empty' }),
   dataFile: z.string().min(1, { message: 'must not be empty' }),
   adminOrigins: z.array(z.string()),
   allowedHosts: z.array(z.string()),
-  headersTimeout: z.number(),
-  requestTimeout: z.number(),
-  keepAliveTimeout: z.number(),
-  sendTimeout: z.number(),
-  maxHeadersCount: z.number(),
-  maxConnections: z.number(),
+  headersTimeout: serverLimit(),
+  requestTimeout: serverLimit(),
+  keepAliveTimeout: serverLimit(),
+  sendTimeout: serverLimit(),
+  maxHeadersCount: serverLimit(),
+  maxConnections: serverLimit(),
   onLog: fn,
   onFlush: fn,
   playground: z.union([z.string(), z.literal(false)]),
 })
 
-/** Throws a `TypeError` naming the first server option of the wrong type. */
+/** Throws a `TypeError` naming the first server option of the wrong type or out of its bounds. */
 function checkServerOptions(options: SandboxServerOptions): void {
   // The sandbox's own options are left to createSandbox, which checks them.
   const parsed = ServerOptionsSchema.partial().safeParse(options)
@@ -268,13 +281,6 @@ export async function createSandboxServer(
     maxHeadersCount,
     maxConnections,
   }
-  for (const [name, value] of Object.entries(limits)) {
-    if (!Number.isInteger(value) || value < 1 || value > 2 ** 31 - 1) {
-      throw new RangeError(
-        `Failed to start the sandbox server: ${name} must be a whole number from 1 to 2147483647 (got ${String(value)}).`,
-      )
-    }
-  }
   if (headersTimeout > requestTimeout) {
     throw new RangeError(
       `Failed to start the sandbox server: headersTimeout (${headersTimeout}) must not exceed requestTimeout (${requestTimeout}).`,
@@ -286,11 +292,6 @@ export async function createSandboxServer(
     allowedHosts,
     adminToken: sandboxOptions.adminToken,
   })
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
-    throw new RangeError(
-      `Failed to start the sandbox server: port must be a whole number from 0 to 65535 (got ${String(port)}).`,
-    )
-  }
   if (!isLoopback(host) && sandboxOptions.adminToken === undefined) {
     throw new SandboxStartError(
       (naming) =>
