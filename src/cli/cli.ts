@@ -131,7 +131,7 @@ export async function readCommandLine(
     }
   }
   delete settings.config
-  // @note Read where the error is reported (src/cli/report.ts), in this process.
+  // @note Read where the error is reported (`reportUnexpected` in src/request/errors.ts), in this process.
   if (settings.debug) process.env.SANDBOX_DEBUG = '1'
   return {
     options: options as SandboxServerOptions,

@@ -8,7 +8,7 @@ import type { Journal, JournalEntry, Operation } from './journal.ts'
 import type { ResolvedOptions } from '../options.ts'
 import type { RateLimiter } from './rate-limit.ts'
 import type { ScenarioEffect, Scenarios } from './scenarios.ts'
-import type { OperationSchemas } from './define-operation.ts'
+import type { z } from 'zod'
 
 /**
  * Where a server with a data file stores each write before it is answered.
@@ -120,3 +120,6 @@ export interface Route {
   operation?: Operation
   resolve(call: RouteCall): Promise<Response>
 }
+
+/** Each operation's request body schema, built once per sandbox. */
+export type OperationSchemas = { readonly [Name in Operation]: z.ZodType }

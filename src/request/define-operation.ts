@@ -1,13 +1,57 @@
 import type { z } from 'zod'
 import type { Principal } from './auth.ts'
-import type { SandboxContext } from './context.ts'
+import type { Route, SandboxContext } from './context.ts'
 import type { ErrorCode } from './errors.ts'
 import type { Operation } from './operations.ts'
-import type { OperationResult, OperationSpec } from './pipeline.ts'
-import { validateBody, type FieldMessages } from './validation.ts'
+import type { CreatedRecord } from '../model/db.ts'
+import {
+  validateBody,
+  type BodyTypes,
+  type FieldMessages,
+} from './validation.ts'
 import type { ResolvedOptions } from '../options.ts'
 
 type JsonObject = Record<string, unknown>
+
+/** What an operation's own step returns: the status and body of its success. */
+export interface OperationResult {
+  status: number
+  body: unknown
+  /** Headers of its own, as name-value pairs. */
+  headers?: [string, string][]
+  /** The record it added, which a server with a data file stores before answering. */
+  created?: CreatedRecord
+}
+
+/** One operation of the interface, as the pipeline runs it. */
+export interface OperationSpec {
+  operation: Operation
+  method: Route['method']
+  /** The path after the base, e.g. `/v1/customers`. */
+  path: string
+  /** The scope a token needs; API keys have them all. */
+  scope: string
+  bodyTypes: BodyTypes
+  /**
+   * Its own refusals that an idempotent retry replays, as it replays a
+   * success (e.g. `email_taken`); any other error leaves the key free.
+   */
+  replays?: readonly ErrorCode[]
+  /** Checks the caller may use this operation at all, before the body is read. */
+  authorize?: (ctx: SandboxContext, principal: Principal) => void
+  /**
+   * Validates the body and does the work; throws SandboxError for 4xx.
+   * Nothing is awaited between its checks (ids, emails, limits) and its
+   * insert, which indexes the record at once: no other request runs in
+   * between.
+   */
+  execute: (
+    ctx: SandboxContext,
+    principal: Principal,
+    body: Record<string, unknown>,
+    now: Date,
+  ) => Promise<OperationResult>
+}
 
 /**
  * What the OpenAPI document says of an operation beyond what every
@@ -111,6 +155,3 @@ export function defineOperation<Name extends Operation, Body extends z.ZodType>(
       ),
   }
 }
-
-/** Each operation's request body schema, built once per sandbox. */
-export type OperationSchemas = { readonly [Name in Operation]: z.ZodType }

@@ -8,67 +8,18 @@ import type {
   RouteCall,
   SandboxContext,
 } from './context.ts'
-import {
-  SandboxError,
-  STATUS_TEXT,
-  validationError,
-  type ErrorCode,
-} from './errors.ts'
 import type { CreatedRecord } from '../model/db.ts'
+import type { OperationSpec } from './define-operation.ts'
+import { SandboxError, STATUS_TEXT, validationError } from './errors.ts'
 import type { Operation } from './journal.ts'
 import { LimitReachedError, limitHint } from './limits.ts'
 import { renderError } from './router.ts'
 import { parseScenarioHeader, type ScenarioEffect } from './scenarios.ts'
-import {
-  checkContentType,
-  parseJsonObject,
-  readBody,
-  type BodyTypes,
-} from './validation.ts'
+import { checkContentType, parseJsonObject, readBody } from './validation.ts'
 import type { StoredResponse } from './idempotency.ts'
 import { PERSONA_RATE_LIMIT, PERSONA_SLOW_MS } from '../model/personas.ts'
 import { sleep, hashString } from '../_utils.ts'
 import type { SandboxClock } from '../model/clock.ts'
-
-/** What an operation's own step returns: the status and body of its success. */
-export interface OperationResult {
-  status: number
-  body: unknown
-  /** Headers of its own, as name-value pairs. */
-  headers?: [string, string][]
-  /** The record it added, which a server with a data file stores before answering. */
-  created?: CreatedRecord
-}
-
-/** One operation of the interface, as the pipeline runs it. */
-export interface OperationSpec {
-  operation: Operation
-  method: Route['method']
-  /** The path after the base, e.g. `/v1/customers`. */
-  path: string
-  /** The scope a token needs; API keys have them all. */
-  scope: string
-  bodyTypes: BodyTypes
-  /**
-   * Its own refusals that an idempotent retry replays, as it replays a
-   * success (e.g. `email_taken`); any other error leaves the key free.
-   */
-  replays?: readonly ErrorCode[]
-  /** Checks the caller may use this operation at all, before the body is read. */
-  authorize?: (ctx: SandboxContext, principal: Principal) => void
-  /**
-   * Validates the body and does the work; throws SandboxError for 4xx.
-   * Nothing is awaited between its checks (ids, emails, limits) and its
-   * insert, which indexes the record at once: no other request runs in
-   * between.
-   */
-  execute: (
-    ctx: SandboxContext,
-    principal: Principal,
-    body: Record<string, unknown>,
-    now: Date,
-  ) => Promise<OperationResult>
-}
 
 const IDEMPOTENCY_KEY = /^[\x20-\x7e]{1,255}$/
 

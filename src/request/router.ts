@@ -6,10 +6,9 @@ import type {
   RouteCall,
   SandboxContext,
 } from './context.ts'
-import { SandboxError } from './errors.ts'
+import { reportUnexpected, SandboxError } from './errors.ts'
 import type { JournalEntry } from './journal.ts'
 import { LimitReachedError, limitReached } from './limits.ts'
-import { reportUnexpected } from '../cli/report.ts'
 import { clip } from './validation.ts'
 
 /** The sandbox's route table and the one way into it. */

@@ -23,9 +23,13 @@ import {
   type DataFileLog,
   type FlushInfo,
 } from '../model/data-file.ts'
-import { problemJson, SandboxError, STATUS_TEXT } from '../request/errors.ts'
+import {
+  problemJson,
+  reportUnexpected,
+  SandboxError,
+  STATUS_TEXT,
+} from '../request/errors.ts'
 import { createEdge, type EdgeVerdict } from './node-edge.ts'
-import { reportUnexpected } from '../cli/report.ts'
 import { payloadTooLarge } from '../request/validation.ts'
 import type { JournalEntry } from '../request/journal.ts'
 import type { SandboxOptions } from '../options.ts'
