@@ -27,7 +27,7 @@ export function createCustomerBodySchema(
 ) {
   const { min, max } = settings.nameLength
   const name = textSchema('name', settings.nameLength).meta({
-    description: `The customer's name, echoed exactly as sent: ${min}–${max} characters (code points) as sent${min > 0 ? ', at least one of them visible (whitespace and the zero-width U+200B–U+200D, U+2060, U+FEFF do not count)' : ''}.`,
+    description: `The customer's name, echoed exactly as sent: ${min}–${max} characters (code points) as sent${min > 0 ? ', at least one of them visible (whitespace and the characters Unicode renders as nothing do not count: zero-width spaces and joiners, bidirectional marks and controls, the soft hyphen, variation selectors, Hangul fillers)' : ''}.`,
     'x-sandbox-assumption': 'customer.name-constraints',
   })
   const email = z

@@ -15,6 +15,7 @@ import {
   SnapshotBodySchema,
 } from '../src/model/schemas.ts'
 import { VERSION } from '../src/version.ts'
+import { MAX_DELAY_MS } from '../src/defaults.ts'
 import { createOpenApiDocument } from '../src/openapi.ts'
 import type { SandboxClock } from '../src/model/clock.ts'
 import type { Scenario, Scenarios } from '../src/request/scenarios.ts'
@@ -129,6 +130,22 @@ export function queueScenario(
   queue: Pick<Scenarios, 'next'>,
   body: z.infer<typeof ScenarioBodySchema>,
 ): Scenario {
+  // @note Checked here, not by queue.next(), whose message names the
+  // JavaScript options (delayMs, networkError) that no HTTP body takes.
+  if (
+    body.status === undefined &&
+    body.delay_ms === undefined &&
+    body.network_error !== true
+  ) {
+    throw validationError([
+      {
+        field: 'status',
+        pointer: '/status',
+        code: 'required',
+        message: `A scenario needs an effect: send "status" (400 to 599), "delay_ms" (0 to ${MAX_DELAY_MS}) or "network_error": true`,
+      },
+    ])
+  }
   try {
     return queue.next(body.operation, {
       ...(body.status !== undefined && { status: body.status }),
@@ -167,6 +184,9 @@ export function readLimit(url: URL): { limit?: number } {
   }
   return raw === null ? {} : { limit: Number(raw) }
 }
+
+/** The header of an answer that carries a full secret. */
+const NO_STORE = { 'cache-control': 'no-store' }
 
 /** A scenario as /__sandbox/scenarios answers it. */
 export const scenarioView = (s: Scenario) => ({
@@ -241,10 +261,15 @@ export function sandboxRoutes(
           ? {}
           : { accountName: body.account_name },
       )
-      return json(201, {
-        api_key: created.apiKey,
-        account_id: created.accountId,
-      })
+      return json(
+        201,
+        {
+          api_key: created.apiKey,
+          account_id: created.accountId,
+        },
+        // RFC 6749, section 5.1: an answer with a secret is never cached.
+        NO_STORE,
+      )
     }),
     route('GET', 'requests', (call) =>
       json(200, { requests: sandbox.journal.list(readLimit(call.url)) }),
@@ -306,11 +331,23 @@ export function sandboxRoutes(
       }
       // @note Masked unless asked: an export shared or leaked gives no key away.
       const session = sandbox.export()
-      return json(200, secrets === 'include' ? session : maskSession(session))
+      return secrets === 'include'
+        ? json(200, session, NO_STORE)
+        : json(200, maskSession(session))
     }),
     route('GET', 'latency', latencyNow),
     route('POST', 'latency', async (call) => {
       const { min_ms, max_ms } = await call.body(LatencyBodySchema)
+      if (min_ms > max_ms) {
+        throw validationError([
+          {
+            field: 'min_ms',
+            pointer: '/min_ms',
+            code: 'out_of_range',
+            message: `min_ms (${min_ms}) must not be above max_ms (${max_ms})`,
+          },
+        ])
+      }
       try {
         sandbox.scenarios.latency({ min: min_ms, max: max_ms })
       } catch (error) {

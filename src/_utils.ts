@@ -44,10 +44,14 @@ export function hashString(text: string): string {
 /**
  * What counts as a visible character, as an ECMA-262 pattern that JSON Schema
  * validators read the same way: anything but whitespace (`\s`) and the
- * zero-width characters U+200B–U+200D, U+2060 and U+FEFF. Here, apart from
- * the schemas, so that the Playwright fixture can use it without zod.
+ * characters Unicode renders as nothing (Default_Ignorable_Code_Point, those
+ * of the Basic Multilingual Plane): zero-width spaces and joiners, the
+ * bidirectional marks, embeddings, overrides and isolates, the soft hyphen,
+ * invisible operators, variation selectors and Hangul fillers. Here, apart
+ * from the schemas, so that the Playwright fixture can use it without zod.
  *
  * @example
- * new RegExp(VISIBLE_CHARACTER_PATTERN, 'u').test('\u200B') // false
+ * new RegExp(VISIBLE_CHARACTER_PATTERN, 'u').test('\u200E') // false
  */
-export const VISIBLE_CHARACTER_PATTERN = '[^\\s\\u200B-\\u200D\\u2060\\uFEFF]'
+export const VISIBLE_CHARACTER_PATTERN =
+  '[^\\s\\u00AD\\u034F\\u061C\\u115F\\u1160\\u17B4\\u17B5\\u180B-\\u180F\\u200B-\\u200F\\u202A-\\u202E\\u2060-\\u206F\\u3164\\uFE00-\\uFE0F\\uFEFF\\uFFA0\\uFFF0-\\uFFF8]'

@@ -46,7 +46,7 @@ export const LEDGER: readonly LedgerItem[] = [
     id: 'customer.name-constraints',
     interface:
       'Constraints on these fields (required or optional, length, format, uniqueness): not shown.',
-    default: `\`name\` is a string of ${D.nameLength.min}–${D.nameLength.max} characters (code points) as sent, at least one of them visible (whitespace and zero-width characters do not count), echoed exactly as sent.`,
+    default: `\`name\` is a string of ${D.nameLength.min}–${D.nameLength.max} characters (code points) as sent, at least one of them visible (whitespace and characters rendered as nothing, such as zero-width spaces and bidirectional marks, do not count), echoed exactly as sent.`,
     option: 'nameLength',
     value: (o) => o.nameLength,
   },
@@ -285,7 +285,7 @@ export const LEDGER: readonly LedgerItem[] = [
   {
     id: 'idempotency',
     interface: 'Not shown (retries).',
-    default: `\`Idempotency-Key\` (IETF draft): the same key, account, operation and body within ${D.idempotency.ttlSeconds / 3600} h replays the first answer with \`Idempotent-Replayed: true\`. At most ${n(D.idempotency.maxEntriesPerAccount)} live keys per account and ${n(D.idempotency.maxEntries)} in all: a new key past either is \`409 limit_reached\`, since dropping a live key would turn its retry into a duplicate.`,
+    default: `\`Idempotency-Key\` (IETF draft): the same key, account, operation and body within ${D.idempotency.ttlSeconds / 3600} h replays the first answer with \`Idempotent-Replayed: true\`. At most ${n(D.idempotency.maxEntriesPerAccount)} live keys per account and ${n(D.idempotency.maxEntries)} in all: a new key past either is \`409 limit_reached\`, since dropping a live key would turn its retry into a duplicate. Keys live in memory only: \`reset()\`, \`load()\`, \`restore()\` and a restart of the server forget them (a \`--data-file\` keeps the records, not the keys), so a retry sent after one of these creates its record again.`,
     option: 'idempotency',
     value: (o) => o.idempotency,
   },

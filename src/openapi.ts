@@ -183,6 +183,14 @@ const HEADERS = {
   RateLimitPolicy: header(
     'IETF draft RateLimit-Policy: the quota and window, e.g. `"default";q=100;w=60`.',
   ),
+  CacheControl: header('`no-store`: the answer carries a full secret.', {
+    type: 'string',
+    enum: ['no-store'],
+  }),
+  AcceptPost: header('The media type the operation takes.', {
+    type: 'string',
+    enum: ['application/json'],
+  }),
 }
 
 const HEADER_NAMES: Record<keyof typeof HEADERS, string> = {
@@ -192,6 +200,8 @@ const HEADER_NAMES: Record<keyof typeof HEADERS, string> = {
   RetryAfter: 'Retry-After',
   RateLimit: 'RateLimit',
   RateLimitPolicy: 'RateLimit-Policy',
+  AcceptPost: 'Accept-Post',
+  CacheControl: 'Cache-Control',
 }
 
 const headerRefs = (names: (keyof typeof HEADERS)[]) =>
@@ -228,21 +238,27 @@ const problemResponse = (
 /** The codes and headers of one error status of an operation. */
 type ErrorSpec = [codes: ErrorCode[], headers?: (keyof typeof HEADERS)[]]
 
+// Every answer after the rate limit's check carries its headers, when it is on.
+const RATE_LIMITED: (keyof typeof HEADERS)[] = ['RateLimit', 'RateLimitPolicy']
+
 /** The error answers the pipeline gives every operation of the API. */
 const PIPELINE_ERRORS: Record<number, ErrorSpec> = {
-  400: [['invalid_json']],
+  400: [['invalid_json'], RATE_LIMITED],
   401: [
     ['missing_credentials', 'invalid_credentials', 'token_expired'],
     ['WWWAuthenticate'],
   ],
-  403: [['insufficient_scope'], ['WWWAuthenticate']],
-  409: [['idempotency_in_progress', 'limit_reached'], ['RetryAfter']],
-  413: [['payload_too_large']],
-  415: [['unsupported_media_type']],
-  422: [['validation_failed', 'idempotency_key_reused']],
-  429: [['rate_limited'], ['RetryAfter', 'RateLimit', 'RateLimitPolicy']],
+  403: [['insufficient_scope'], ['WWWAuthenticate', ...RATE_LIMITED]],
+  409: [
+    ['idempotency_in_progress', 'limit_reached'],
+    ['RetryAfter', ...RATE_LIMITED],
+  ],
+  413: [['payload_too_large'], RATE_LIMITED],
+  415: [['unsupported_media_type'], ['AcceptPost', ...RATE_LIMITED]],
+  422: [['validation_failed', 'idempotency_key_reused'], RATE_LIMITED],
+  429: [['rate_limited'], ['RetryAfter', ...RATE_LIMITED]],
   // @note A scenario's 503 shares the status with a failed write.
-  503: [['storage_unavailable'], ['RetryAfter']],
+  503: [['storage_unavailable'], ['RetryAfter', ...RATE_LIMITED]],
 }
 
 /**
@@ -252,19 +268,24 @@ const PIPELINE_ERRORS: Record<number, ErrorSpec> = {
  * generated client or a validating proxy then expects), and any other
  * status falls to `default`.
  */
-const operationErrors = (own: OperationDocument['errors'] = {}) => {
+const operationErrors = (
+  own: OperationDocument['errors'] = {},
+  replays: readonly ErrorCode[] = [],
+) => {
   const statuses = new Set(
     [...Object.keys(PIPELINE_ERRORS), ...Object.keys(own)].map(Number),
   )
   return {
     ...Object.fromEntries(
       [...statuses].map((status) => {
-        const [codes = [], headers] = PIPELINE_ERRORS[status] ?? []
+        const [codes = [], headers = []] = PIPELINE_ERRORS[status] ?? []
+        // An answer of the operation's own that an Idempotency-Key replays.
+        const replayed = own[status]?.some((code) => replays.includes(code))
         return [
           status,
           problemResponse(
             [...(own[status] ?? []), ...codes, 'simulated_failure'],
-            headers,
+            replayed ? [...headers, 'IdempotentReplayed'] : headers,
           ),
         ]
       }),
@@ -286,10 +307,15 @@ const SIMULATED = {
   },
 }
 
-const okJson = (description: string, schema: JsonObject, status = 200) => ({
+const okJson = (
+  description: string,
+  schema: JsonObject,
+  status = 200,
+  headers: (keyof typeof HEADERS)[] = [],
+) => ({
   [status]: {
     description,
-    headers: { 'X-Request-Id': { $ref: '#/components/headers/XRequestId' } },
+    headers: headerRefs(headers),
     content: { 'application/json': { schema } },
   },
 })
@@ -421,7 +447,7 @@ export function createOpenApiDocument(
           },
           content: { 'application/json': { schema: ref(success.name) } },
         },
-        ...operationErrors(document.errors),
+        ...operationErrors(document.errors, spec.replays),
       },
     }
     ;(operationPaths[spec.path] ??= {})[spec.method.toLowerCase()] = operation
@@ -622,6 +648,7 @@ export function createOpenApiDocument(
               'A new account and its key (shown this once).',
               ref('SandboxCreatedApiKey'),
               201,
+              ['CacheControl'],
             ),
             jsonSchema(ApiKeyBodySchema, 'input'),
           ),
@@ -749,6 +776,8 @@ export function createOpenApiDocument(
             okJson(
               'Options, data, clock, journal and id positions, with every secret masked (`"secrets": "masked"`) unless `?secrets=include`: start a sandbox from a full export with createSandbox({ from }) or --from.',
               ref('SandboxSession'),
+              200,
+              ['CacheControl'],
             ),
           ),
           parameters: [

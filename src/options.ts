@@ -105,7 +105,7 @@ export interface SandboxOptions {
   /**
    * Bounds of `name`, in characters (code points) as sent; with a `min` above
    * 0 the name must also hold a visible character (not only whitespace or
-   * zero-width characters).
+   * characters rendered as nothing: zero-width, bidirectional marks and the like).
    * @default { min: 1, max: 200 }
    * @example createSandbox({ nameLength: { min: 2, max: 100 } })
    */

@@ -33,6 +33,10 @@ function checkerFor(sandbox: SandboxCore): Checker {
   return checker
 }
 
+// Headers of HTTP itself and of CORS, which no operation declares.
+const GENERIC_HEADERS =
+  /^(?:content-type|content-length|date|connection|keep-alive|transfer-encoding|vary|access-control-.*)$/
+
 const escape = (part: string): string =>
   part.replace(/~/g, '~0').replace(/\//g, '~1')
 
@@ -74,6 +78,16 @@ export async function checkResponse(
     if (response.status < 400)
       throw new Error(`${where}: success on an undocumented operation`)
     pointer = '#/components/schemas/Problem'
+  }
+  if (spec) {
+    const declared = new Set(
+      Object.keys(spec.headers ?? {}).map((name) => name.toLowerCase()),
+    )
+    for (const [name] of response.headers) {
+      if (!GENERIC_HEADERS.test(name) && !declared.has(name)) {
+        throw new Error(`${where}: header ${name} is not documented`)
+      }
+    }
   }
   const text = await response.clone().text()
   const media = response.headers.get('content-type')?.split(';')[0]?.trim()

@@ -126,7 +126,7 @@ export function textSchema(
         ctx.addIssue({
           code: 'custom',
           params: { code: 'blank' },
-          message: `${field} must contain at least one visible character, not only whitespace or zero-width characters`,
+          message: `${field} must contain at least one visible character, not only whitespace or characters rendered as nothing (zero-width spaces, bidirectional marks and the like)`,
         })
       }
     })

@@ -3,6 +3,8 @@ export interface StoredResponse {
   status: number
   headers: [string, string][]
   body: string
+  /** The error code of a refusal kept for replay, for the journal. */
+  code?: string
 }
 
 type Entry =
@@ -66,8 +68,12 @@ export function createIdempotencyStore(options: {
 }): IdempotencyStore {
   const perAccount = options.maxEntriesPerAccount ?? options.maxEntries
   // @note A Map iterates in insertion order, so its first entries are the
-  // oldest and (with one TTL) the first to expire.
+  // oldest and (with one TTL) the first to expire, until the clock goes
+  // back: a key claimed then expires before earlier ones.
   const entries = new Map<string, Entry>()
+  // Whether the entries are in expiry order, and the expiry of the last one.
+  let ordered = true
+  let latest = Number.NEGATIVE_INFINITY
   const counts = new Map<string, number>()
 
   const remove = (key: string, entry: Entry): void => {
@@ -78,9 +84,27 @@ export function createIdempotencyStore(options: {
   }
 
   const dropExpired = (now: number): void => {
+    if (ordered) {
+      for (const [key, entry] of entries) {
+        if (entry.expiresAt > now) break
+        remove(key, entry)
+      }
+      return
+    }
+    // Out of order: look at every entry, and see whether the order is back.
+    let previous = Number.NEGATIVE_INFINITY
+    let inOrder = true
     for (const [key, entry] of entries) {
-      if (entry.expiresAt > now) break
-      remove(key, entry)
+      if (entry.expiresAt <= now) {
+        remove(key, entry)
+        continue
+      }
+      if (entry.expiresAt < previous) inOrder = false
+      previous = entry.expiresAt
+    }
+    if (inOrder) {
+      ordered = true
+      latest = previous
     }
   }
 
@@ -108,12 +132,10 @@ export function createIdempotencyStore(options: {
           max: options.maxEntries,
         }
       }
-      entries.set(key, {
-        state: 'in-flight',
-        fingerprint,
-        expiresAt: now + options.ttlMs,
-        account,
-      })
+      const expiresAt = now + options.ttlMs
+      entries.set(key, { state: 'in-flight', fingerprint, expiresAt, account })
+      if (expiresAt < latest) ordered = false
+      else latest = expiresAt
       counts.set(account, (counts.get(account) ?? 0) + 1)
       return { kind: 'new' }
     },

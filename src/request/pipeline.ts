@@ -62,6 +62,15 @@ export async function runOperation(
   // The store a key is begun in: a reset meanwhile makes a new one (and the
   // request is dropped before it begins a key in that one).
   const keys = ctx.idempotency
+  let effect: ScenarioEffect | undefined
+  let waited = false
+  // A scenario's delay holds whatever answer the call gets, once: a refusal
+  // or a replay that takes a queued delay waits as a success would.
+  const wait = async (): Promise<void> => {
+    if (waited || !effect?.delayMs) return
+    waited = true
+    await sleep(effect.delayMs)
+  }
   try {
     const latency = ctx.scenarios.latency()
     if (latency) {
@@ -79,7 +88,7 @@ export async function runOperation(
     const accountClock = accountClockOf(ctx, state, principal.accountId)
     // @note Authentication comes before anything else (the contract's order),
     // so only a caller with a valid credential can make a call fail.
-    const effect = takeScenario(
+    effect = takeScenario(
       ctx,
       spec.operation,
       request,
@@ -87,7 +96,7 @@ export async function runOperation(
       principal.accountId,
     )
     if (effect?.status !== undefined || effect?.networkError) {
-      if (effect.delayMs) await sleep(effect.delayMs)
+      await wait()
       if (effect.networkError) return Response.error()
       throw simulatedFailure(effect.status!)
     }
@@ -130,6 +139,8 @@ export async function runOperation(
       )
       if (lookup.kind === 'replay') {
         state.entry.replayed = true
+        state.entry.code = lookup.response.code ?? null
+        await wait()
         return respond(state, lookup.response, [
           ['idempotent-replayed', 'true'],
         ])
@@ -156,7 +167,7 @@ export async function runOperation(
       idempotencyKey = scoped
     }
 
-    if (effect?.delayMs) await sleep(effect.delayMs)
+    await wait()
     if (ctx.db !== state.db) throw DROPPED
     // @note Idempotency and rate-limit windows stay on the sandbox clock
     // (`now`): one account moving its clock must not expire another's keys.
@@ -178,17 +189,20 @@ export async function runOperation(
       // @note Only outcomes of the operation itself are worth replaying; a
       // 422 leaves the key free so that the corrected request can use it.
       if (error instanceof SandboxError && spec.replays?.includes(error.code)) {
+        await wait()
         const response = renderError(ctx, state, error)
         keys.complete(idempotencyKey, {
           status: response.status,
           headers: [...response.headers],
           body: await response.clone().text(),
+          code: error.code,
         })
         return response
       }
       keys.abandon(idempotencyKey)
     }
     if (error === DROPPED) return Response.error()
+    await wait()
     throw error
   }
 }

@@ -163,7 +163,7 @@ function checkEffect(effect: ScenarioEffect, action: string): void {
       `Failed to ${action}: "delayMs" must be a whole number of milliseconds from 0 to ${MAX_DELAY_MS} (got ${String(delayMs)}).`,
     )
   }
-  if (status === undefined && delayMs === undefined && !networkError) {
+  if (!hasEffect({ status, delayMs, networkError })) {
     throw new RangeError(
       `Failed to ${action}: give it a "status", a "delayMs" or "networkError: true".`,
     )
@@ -196,6 +196,38 @@ export function parseScenarioHeader(value: string): ScenarioEffect {
         `X-Sandbox-Scenario: cannot read "${part.slice(0, 60)}"; use status=<400-599>, delay_ms=<0-${MAX_DELAY_MS}> or network_error`,
       )
   }
-  checkEffect(effect, 'apply X-Sandbox-Scenario')
+  // @note Worded with the header's own parameters, not the JavaScript
+  // option names that checkEffect uses.
+  const refuse = (reason: string): RangeError =>
+    new RangeError(`X-Sandbox-Scenario: ${reason}`)
+  if (
+    effect.status !== undefined &&
+    (effect.status < 400 || effect.status > 599)
+  )
+    throw refuse(
+      `status must be an error status from 400 to 599 (got ${effect.status})`,
+    )
+  if (effect.delayMs !== undefined && effect.delayMs > MAX_DELAY_MS)
+    throw refuse(
+      `delay_ms must be a whole number of milliseconds from 0 to ${MAX_DELAY_MS} (got ${effect.delayMs})`,
+    )
+  if (!hasEffect(effect))
+    throw refuse(
+      `give it status=<400-599>, delay_ms=<0-${MAX_DELAY_MS}> or network_error`,
+    )
   return effect
+}
+
+/**
+ * Whether an effect does anything: a status, a delay or a network error.
+ *
+ * @example
+ * hasEffect({ networkError: false }) // false
+ */
+export function hasEffect(effect: ScenarioEffect): boolean {
+  return (
+    effect.status !== undefined ||
+    effect.delayMs !== undefined ||
+    effect.networkError === true
+  )
 }

@@ -188,12 +188,16 @@ export function clip(text: string, max: number = ECHO_MAX): string {
 const echo = (value: string): string =>
   /^(sk_test_|tok_test_)/.test(value) ? maskSecret(value) : clip(value)
 
+/** A noun with its indefinite article: "an array", "a string". */
+const withArticle = (noun: string): string =>
+  `${/^[aeiou]/.test(noun) ? 'an' : 'a'} ${noun}`
+
 const describe = (value: unknown): string =>
   value === null
     ? 'null'
     : Array.isArray(value)
       ? 'an array'
-      : `a ${typeof value}`
+      : withArticle(typeof value)
 
 /** Field-specific wording, so every message names the bounds it enforces. */
 export interface FieldMessages {
@@ -248,7 +252,7 @@ export function validateBody<T>(
             ? `${label} is required`
             : code === 'not_integer'
               ? `${label} must be a whole number`
-              : `${label} must be ${issue.expected === 'int' ? 'an integer' : `a ${issue.expected}`}, not ${describe(value)}`
+              : `${label} must be ${issue.expected === 'int' ? 'an integer' : withArticle(issue.expected)}, not ${describe(value)}`
         break
       case 'too_small':
       case 'too_big':

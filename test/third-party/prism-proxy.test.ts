@@ -303,6 +303,19 @@ const validCalls = (): Call[] => [
     status: 200,
   },
   {
+    name: 'a latency range with min above max',
+    path: '/__sandbox/latency',
+    body: { min_ms: 500, max_ms: 100 },
+    status: 422,
+    code: 'validation_failed',
+  },
+  {
+    name: 'a name wrapped in bidirectional isolates',
+    path: '/v1/customers',
+    body: { name: '\u2067Ada\u2069', email: 'ada@example.com' },
+    status: 201,
+  },
+  {
     name: 'mint an API key',
     path: '/__sandbox/api-keys',
     body: { account_name: 'Prism' },
@@ -329,6 +342,12 @@ const invalidCalls: Call[] = [
     name: 'a name of zero-width spaces',
     path: '/v1/customers',
     body: { name: '\u200B\u200B', email: 'ada@example.com' },
+    status: 422,
+  },
+  {
+    name: 'a name of bidirectional marks and a soft hyphen',
+    path: '/v1/customers',
+    body: { name: '\u200E\u202E\u00AD', email: 'ada@example.com' },
     status: 422,
   },
   {
