@@ -8,6 +8,11 @@ import { SCOPE_PATTERN } from './model/schemas.ts'
 import { BEARER_CREDENTIAL } from './model/secrets.ts'
 import { DEFAULT_ACCOUNTS, type FixtureAccount } from '../fixtures/demo-keys.ts'
 import { DEFAULTS, MAX_DELAY_MS } from './defaults.ts'
+import {
+  describeOptionsIssue,
+  optionsRangeError,
+  type Explain,
+} from './option-messages.ts'
 
 /** A fixed-window rate limit per credential. */
 export interface RateLimitOptions {
@@ -276,7 +281,8 @@ export const DEFAULT_SCOPES: readonly string[] = DEFAULTS.scopes
 
 const positiveInt = (max = Number.MAX_SAFE_INTEGER) => z.int().min(1).max(max)
 
-const OptionsSchema = z
+/** The types and bounds of `SandboxOptions`; `resolveOptions` reads it. */
+export const OptionsSchema = z
   .object({
     seed: z.int().min(0).max(0xffffffff),
     baseUrl: z.string().refine((value) => URL.canParse(value), {
@@ -396,53 +402,57 @@ const OptionsSchema = z
 export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
   const parsed = OptionsSchema.safeParse(options)
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]!
-    const where = issue.path.join('.')
     throw new TypeError(
-      issue.code === 'unrecognized_keys'
-        ? `Failed to create a sandbox: unknown option "${issue.keys.join('", "')}". See SandboxOptions for the options there are.`
-        : `Failed to create a sandbox: option "${where}" ${issue.message.replace(/^Invalid input: /, '')}. See SandboxOptions for its type and default.`,
+      describeOptionsIssue(parsed.error, 'create a sandbox', 'SandboxOptions'),
     )
   }
   const o = parsed.data
-  const expiresMax = o.expiresIn?.max ?? DEFAULTS.expiresIn.max
-  const expiresMin = o.expiresIn?.min ?? DEFAULTS.expiresIn.min
+  const { min, max } = withDefaults(DEFAULTS.expiresIn, o.expiresIn)
   const resolved: ResolvedOptions = {
-    seed: o.seed ?? DEFAULTS.seed,
+    ...withDefaults<Defaults>(DEFAULTS, o),
     baseUrl: o.baseUrl === undefined ? undefined : new URL(o.baseUrl),
-    deterministic: o.deterministic ?? DEFAULTS.deterministic,
     fixtures: { accounts: o.fixtures?.accounts ?? DEFAULT_ACCOUNTS },
-    customersPerAccount: o.customersPerAccount ?? DEFAULTS.customersPerAccount,
-    unknownFields: o.unknownFields ?? DEFAULTS.unknownFields,
     requiredFields: o.requiredFields ?? [...DEFAULTS.requiredFields],
-    nameLength: { ...DEFAULTS.nameLength, ...o.nameLength },
-    emailMaxLength: o.emailMaxLength ?? DEFAULTS.emailMaxLength,
-    uniqueEmail: o.uniqueEmail ?? DEFAULTS.uniqueEmail,
-    scopes: o.scopes ?? DEFAULT_SCOPES,
-    maxScopes: o.maxScopes ?? DEFAULTS.maxScopes,
+    nameLength: withDefaults(DEFAULTS.nameLength, o.nameLength),
     expiresIn: {
-      min: expiresMin,
-      max: expiresMax,
+      min,
+      max,
       default:
         o.expiresIn?.default ??
-        Math.min(Math.max(DEFAULTS.expiresIn.default, expiresMin), expiresMax),
+        Math.min(Math.max(DEFAULTS.expiresIn.default, min), max),
     },
-    v1AcceptsTokens: o.v1AcceptsTokens ?? DEFAULTS.v1AcceptsTokens,
-    tokenIssuers: o.tokenIssuers ?? DEFAULTS.tokenIssuers,
-    rateLimit: o.rateLimit ?? DEFAULTS.rateLimit,
-    latency: o.latency ?? DEFAULTS.latency,
     errorFormat: o.errorFormat ?? problemJson,
-    maxBodyBytes: o.maxBodyBytes ?? DEFAULTS.maxBodyBytes,
-    clockAfterSet: o.clockAfterSet ?? DEFAULTS.clockAfterSet,
-    idempotency: { ...DEFAULTS.idempotency, ...o.idempotency },
-    limits: { ...DEFAULT_LIMITS, ...o.limits },
-    journalLimit: o.journalLimit ?? DEFAULTS.journalLimit,
+    idempotency: withDefaults(DEFAULTS.idempotency, o.idempotency),
+    limits: withDefaults(DEFAULT_LIMITS, o.limits),
     adminToken: o.adminToken,
     onRequest: o.onRequest,
     onSeedProgress: o.onSeedProgress,
   }
   checkConsistency(resolved)
   return resolved
+}
+
+/** The options `DEFAULTS` holds a default of. */
+type Defaults = Omit<
+  ResolvedOptions,
+  | 'baseUrl'
+  | 'fixtures'
+  | 'errorFormat'
+  | 'adminToken'
+  | 'onRequest'
+  | 'onSeedProgress'
+>
+
+/**
+ * `defaults` with the options given over them, one level deep. @note An
+ * option given as `undefined` keeps its default: a spread would set it to
+ * `undefined`, and `limits: { records: undefined }` would lift the limit.
+ */
+function withDefaults<T extends object>(defaults: T, given?: object): T {
+  const merged = { ...defaults } as Record<string, unknown>
+  for (const [key, value] of Object.entries(given ?? {}))
+    if (value !== undefined) merged[key] = value
+  return merged as T
 }
 
 function checkConsistency(o: ResolvedOptions): void {
@@ -473,7 +483,7 @@ function checkConsistency(o: ResolvedOptions): void {
   if (new Set(o.scopes).size !== o.scopes.length) {
     fail('option "scopes" lists a scope twice; list each scope once')
   }
-  checkSeedRoom(o, fail)
+  checkSeedRoom(o)
   const ids = new Set<string>()
   const keys = new Set<string>()
   for (const account of o.fixtures.accounts) {
@@ -496,10 +506,7 @@ function checkConsistency(o: ResolvedOptions): void {
  * such a sandbox would answer every create with `409 limit_reached` before
  * its first request; better to say so when it is made, before a long seed.
  */
-function checkSeedRoom(
-  o: ResolvedOptions,
-  fail: (what: string) => never,
-): void {
+function checkSeedRoom(o: ResolvedOptions): void {
   const { limits } = o
   const n = (value: number): string => value.toLocaleString('en')
   let keys = 0
@@ -517,23 +524,24 @@ function checkSeedRoom(
   }
   const accounts = o.fixtures.accounts.length
   const records = accounts + keys + customers
-  const full: string[] = []
+  // Each limit the seed fills, and why.
+  const full: [string, string][] = []
   if (records >= limits.records) {
-    full.push(
-      `limits.records (${n(limits.records)}): it makes ${n(records)} records (${n(accounts)} fixture accounts, their ${n(keys)} API keys and ${n(customers)} customers)`,
-    )
+    full.push([
+      'limits.records',
+      `(${n(limits.records)}): it makes ${n(records)} records (${n(accounts)} fixture accounts, their ${n(keys)} API keys and ${n(customers)} customers)`,
+    ])
   }
   if (fullest !== undefined) {
-    full.push(
-      `limits.customersPerAccount (${n(limits.customersPerAccount)}): account "${fullest.id}" is seeded with ${n(fullest.customers)} customers`,
-    )
+    full.push([
+      'limits.customersPerAccount',
+      `(${n(limits.customersPerAccount)}): account "${fullest.id}" is seeded with ${n(fullest.customers)} customers`,
+    ])
   }
   if (full.length === 0) return
-  const names = [
-    records >= limits.records && 'records',
-    fullest !== undefined && 'customersPerAccount',
-  ].filter((name) => name !== false)
-  fail(
-    `the seed alone fills ${full.join('; and ')}, so creates would be refused before the first request. Seed fewer customers (the option customersPerAccount, --customers N) or raise the ${names.length > 1 ? 'limits' : 'limit'} (limits: { ${names.map((name) => `${name}: N`).join(', ')} }, --limits ${names.map((name) => `${name}=N`).join(',')})`,
+  // @note It names options: the CLI's `explain` names their flags.
+  throw optionsRangeError(
+    (naming) =>
+      `Failed to create a sandbox: the seed alone fills ${full.map((limit) => limit.join(' ')).join('; and ')}, so creates would be refused before the first request. Seed fewer customers (${naming.set('customersPerAccount', 'N')}) or raise the ${full.length > 1 ? 'limits' : 'limit'} (${full.map(([name]) => naming.set(name, 'N')).join(' and ')}).`,
   )
 }

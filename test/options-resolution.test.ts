@@ -136,6 +136,11 @@ const bad: [string, SandboxOptions | Record<string, unknown>, RegExp][] = [
   ],
   ['an unknown option', { seeds: 3 }, /unknown option "seeds"/],
   [
+    'an unknown option inside another',
+    { idempotency: { ttl: 60 } },
+    /unknown option "idempotency\.ttl"\. See SandboxOptions/,
+  ],
+  [
     'an errorFormat that is not a function',
     { errorFormat: 'json' },
     /"errorFormat" must be a function/,

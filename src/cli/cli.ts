@@ -2,7 +2,9 @@ import { parseArgs, styleText } from 'node:util'
 import { VERSION } from '../version.ts'
 import { DEFAULT_ACCOUNTS, DEMO_KEY_ONE } from '../../fixtures/demo-keys.ts'
 import { DataFileError } from '../model/data-file.ts'
+import type { Explain } from '../option-messages.ts'
 import {
+  FLAG_NAMING,
   FLAG_ROWS,
   FLAG_TABLE,
   NAME,
@@ -226,18 +228,23 @@ export async function main({
     })
   } catch (error) {
     progress.done()
+    // Said with the flags: the message names the JavaScript options.
     if (error instanceof SandboxStartError) {
-      err.write(`${NAME}: ${error.message}\n`)
+      err.write(`${NAME}: ${error.explain(FLAG_NAMING)}\n`)
       return { exitCode: error.exitCode }
     }
     if (error instanceof DataFileError) {
-      err.write(`${NAME}: ${error.message}\n`)
+      err.write(`${NAME}: ${error.explain(FLAG_NAMING)}\n`)
       return { exitCode: 1 }
     }
     if (error instanceof TypeError || error instanceof RangeError) {
       // A bad option value: createSandbox says which and how to fix it.
+      const message =
+        'explain' in error && typeof error.explain === 'function'
+          ? (error as Error & { explain: Explain }).explain(FLAG_NAMING)
+          : error.message
       err.write(
-        `${NAME}: ${error.message.replace(/^Failed to create a sandbox: /, '')}\n\nRun ${NAME} --help for the options.\n`,
+        `${NAME}: ${message.replace(/^Failed to create a sandbox: /, '')}\n\nRun ${NAME} --help for the options.\n`,
       )
       return { exitCode: 2 }
     }

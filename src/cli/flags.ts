@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises'
 import type { ParseArgsConfig } from 'node:util'
 import { DEFAULTS, SERVER_DEFAULTS } from '../defaults.ts'
 import type { SandboxServerOptions } from '../runtimes/node.ts'
+import type { OptionNaming } from '../option-messages.ts'
 
 /** The program's name, as `--help` and every message print it. */
 export const NAME = 'customer-token-sandbox'
@@ -629,6 +630,32 @@ export const FLAG_TABLE = {
  */
 export const FLAG_ROWS: readonly (readonly [FlagName, FlagRow])[] =
   Object.entries(FLAG_TABLE) as [FlagName, FlagRow][]
+
+/**
+ * Options as the command line names them: by their flag in `FLAG_TABLE`,
+ * or, for an option only a config file sets, by its name there. The CLI
+ * prints start-up errors with it.
+ *
+ * @example
+ * FLAG_NAMING.set('port', 0) // '--port 0'
+ */
+export const FLAG_NAMING: OptionNaming = {
+  name(option) {
+    const row = (FLAG_TABLE as Record<string, FlagRow | undefined>)[option]
+    return row?.flag === undefined
+      ? `"${option}" in the config file`
+      : `--${row.flag}`
+  },
+  set(option, value) {
+    // A nested option is a key=N pair of its flag: --limits records=N.
+    const [key, ...rest] = option.split('.')
+    const row = (FLAG_TABLE as Record<string, FlagRow | undefined>)[key!]
+    const pair = rest.length === 0 ? `${value}` : `${rest.join('.')}=${value}`
+    return row?.flag === undefined
+      ? `"${option}": ${value} in the config file`
+      : `--${row.flag} ${pair}`
+  },
+}
 
 /**
  * The `options` of node:util's `parseArgs`, one per row with a flag.

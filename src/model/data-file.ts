@@ -18,11 +18,24 @@ import { createInterface } from 'node:readline'
 import type { CreatedRecord } from './db.ts'
 import type { SandboxData } from './schemas.ts'
 import type { SandboxCore } from '../sandbox.ts'
+import {
+  OptionsError,
+  type Explain,
+  type OptionNaming,
+} from '../option-messages.ts'
 
-/** A data file that cannot be used: the server refuses to start and leaves it untouched. */
-export class DataFileError extends Error {
-  constructor(message: string) {
-    super(message)
+/** What to do with a data file that cannot be read, as `naming` says it. */
+export const moveAway = (naming: OptionNaming): string =>
+  `Move it away or give ${naming.name('dataFile')} another path.`
+
+/**
+ * A data file that cannot be used: the server refuses to start and leaves it
+ * untouched. Its message names the `dataFile` option; `explain` names it as
+ * another reader would (the CLI: `--data-file`).
+ */
+export class DataFileError extends OptionsError {
+  constructor(explain: Explain | string) {
+    super(explain)
     this.name = 'DataFileError'
   }
 }
@@ -63,7 +76,8 @@ export async function readDataFile(path: string): Promise<unknown> {
     // such as /dev/zero has no end.
     if (!(await stat(path)).isFile()) {
       throw new DataFileError(
-        `The data file ${path} is not a regular file; it was left untouched. Pass the path of a file (it is created if missing) with --data-file.`,
+        (naming) =>
+          `The data file ${path} is not a regular file; it was left untouched. Give ${naming.name('dataFile')} the path of a file (it is created if missing).`,
       )
     }
     handle = await open(path, 'r')
@@ -78,7 +92,8 @@ export async function readDataFile(path: string): Promise<unknown> {
   // would reach the terminal that prints the message.
   const unusable = (line: number, reason: string): DataFileError =>
     new DataFileError(
-      `The data file ${path} is not valid JSON at line ${line} (${reason.replace(/\p{Cc}/gu, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)}); it was left untouched. Move it away or pass another --data-file.`,
+      (naming) =>
+        `The data file ${path} is not valid JSON at line ${line} (${reason.replace(/\p{Cc}/gu, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)}); it was left untouched. ${moveAway(naming)}`,
     )
   // @note Read line by line: no string ever holds more than one record (or an
   // older single-document file), however large the data grows.
@@ -95,7 +110,8 @@ export async function readDataFile(path: string): Promise<unknown> {
     if (longest > MAX_LINE_BYTES || run > MAX_LINE_BYTES) {
       input.destroy(
         new DataFileError(
-          `The data file ${path} has a line too long to read (over ${MAX_LINE_BYTES} bytes), so it is damaged or not a data file; it was left untouched. Move it away or pass another --data-file.`,
+          (naming) =>
+            `The data file ${path} has a line too long to read (over ${MAX_LINE_BYTES} bytes), so it is damaged or not a data file; it was left untouched. ${moveAway(naming)}`,
         ),
       )
     }
@@ -395,7 +411,8 @@ export async function lockDataFile(path: string): Promise<DataFileLock> {
 
 const inUse = (path: string, holder: number, lockPath: string) =>
   new DataFileError(
-    `The data file ${path} is in use by another sandbox server (pid ${holder || 'unknown'}, lock file ${lockPath}). Stop that server, or pass another --data-file. If pid ${holder || 'unknown'} is not a sandbox server, delete ${lockPath}: a killed server left it.`,
+    (naming) =>
+      `The data file ${path} is in use by another sandbox server (pid ${holder || 'unknown'}, lock file ${lockPath}). Stop that server, or give ${naming.name('dataFile')} another path. If pid ${holder || 'unknown'} is not a sandbox server, delete ${lockPath}: a killed server left it.`,
   )
 
 /**

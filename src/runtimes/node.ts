@@ -14,6 +14,7 @@ import { createSandboxCore } from '../sandbox-core.ts'
 import {
   DataFileError,
   lockDataFile,
+  moveAway,
   openDataFileLog,
   readDataFile,
   removeStaleTempFiles,
@@ -33,6 +34,12 @@ import { payloadTooLarge } from '../request/validation.ts'
 import type { JournalEntry } from '../request/journal.ts'
 import type { SandboxOptions } from '../options.ts'
 import { SERVER_DEFAULTS } from '../defaults.ts'
+import {
+  describeOptionsIssue,
+  OptionsError,
+  showValue,
+  type Explain,
+} from '../option-messages.ts'
 import type { SandboxCore } from '../sandbox.ts'
 
 /** One request as the server logs it. */
@@ -191,33 +198,48 @@ const fn = z.custom<(...args: never[]) => unknown>(
   { message: 'must be a function' },
 )
 
-// The types of the server's own options; their ranges are checked where
-// they are used. A config file's JSON reaches here unchecked.
+/** A whole number within bounds, with one message for a value of any kind. */
+const wholeNumber = (min: number, max: number) => {
+  const bounds = {
+    error: (issue: { input?: unknown }) =>
+      `must be a whole number from ${min} to ${max}, not ${showValue(issue.input)}`,
+  }
+  return z.number(bounds).int(bounds).min(min, bounds).max(max, bounds)
+}
+
+// node:http's timers and counts take 32-bit signed values.
+const serverLimit = () => wholeNumber(1, 2 ** 31 - 1)
+
+// The server's own options, types and bounds. A config file's JSON reaches
+// here unchecked.
 const ServerOptionsSchema = z.object({
-  port: z.number(),
+  port: wholeNumber(0, 65_535),
   host: z.string().min(1, { message: 'must not be empty' }),
   dataFile: z.string().min(1, { message: 'must not be empty' }),
   adminOrigins: z.array(z.string()),
   allowedHosts: z.array(z.string()),
-  headersTimeout: z.number(),
-  requestTimeout: z.number(),
-  keepAliveTimeout: z.number(),
-  sendTimeout: z.number(),
-  maxHeadersCount: z.number(),
-  maxConnections: z.number(),
+  headersTimeout: serverLimit(),
+  requestTimeout: serverLimit(),
+  keepAliveTimeout: serverLimit(),
+  sendTimeout: serverLimit(),
+  maxHeadersCount: serverLimit(),
+  maxConnections: serverLimit(),
   onLog: fn,
   onFlush: fn,
   playground: z.union([z.string(), z.literal(false)]),
 })
 
-/** Throws a `TypeError` naming the first server option of the wrong type. */
+/** Throws a `TypeError` naming the first server option of the wrong type or out of its bounds. */
 function checkServerOptions(options: SandboxServerOptions): void {
   // The sandbox's own options are left to createSandbox, which checks them.
   const parsed = ServerOptionsSchema.partial().safeParse(options)
   if (parsed.success) return
-  const issue = parsed.error.issues[0]!
   throw new TypeError(
-    `Failed to start the sandbox server: option "${issue.path.join('.')}" ${issue.message.replace(/^Invalid input: /, '')}. See SandboxServerOptions for its type and default.`,
+    describeOptionsIssue(
+      parsed.error,
+      'start the sandbox server',
+      'SandboxServerOptions',
+    ),
   )
 }
 
@@ -263,13 +285,6 @@ export async function createSandboxServer(
     maxHeadersCount,
     maxConnections,
   }
-  for (const [name, value] of Object.entries(limits)) {
-    if (!Number.isInteger(value) || value < 1 || value > 2 ** 31 - 1) {
-      throw new RangeError(
-        `Failed to start the sandbox server: ${name} must be a whole number from 1 to 2147483647 (got ${String(value)}).`,
-      )
-    }
-  }
   if (headersTimeout > requestTimeout) {
     throw new RangeError(
       `Failed to start the sandbox server: headersTimeout (${headersTimeout}) must not exceed requestTimeout (${requestTimeout}).`,
@@ -281,14 +296,10 @@ export async function createSandboxServer(
     allowedHosts,
     adminToken: sandboxOptions.adminToken,
   })
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
-    throw new RangeError(
-      `Failed to start the sandbox server: port must be a whole number from 0 to 65535 (got ${String(port)}).`,
-    )
-  }
   if (!isLoopback(host) && sandboxOptions.adminToken === undefined) {
     throw new SandboxStartError(
-      `Refusing to listen on ${host} without an admin token: anyone who can reach it could reset or read the sandbox. Pass --admin-token (at least 16 characters), or listen on 127.0.0.1.`,
+      (naming) =>
+        `Refusing to listen on ${host} without an admin token: anyone who can reach it could reset or read the sandbox. Set ${naming.name('adminToken')} (at least 16 characters), or listen on this machine only with ${naming.set('host', "'127.0.0.1'")}.`,
       2,
     )
   }
@@ -339,7 +350,8 @@ export async function createSandboxServer(
           await sandbox.load(data)
         } catch (error) {
           throw new DataFileError(
-            `The data file ${file} cannot be used: ${(error as Error).message.replace(/^Failed to load sandbox data: /, '')} It was left untouched; move it away or pass another --data-file.`,
+            (naming) =>
+              `The data file ${file} cannot be used: ${(error as Error).message.replace(/^Failed to load sandbox data: /, '')} It was left untouched. ${moveAway(naming)}`,
           )
         }
         loadedFromFile = true
@@ -604,17 +616,20 @@ export async function createSandboxServer(
       reject(
         error.code === 'EADDRINUSE'
           ? new SandboxStartError(
-              `Port ${port} is already in use on ${host}. Stop what uses it, pick another with --port (or PORT), or use --port 0 for a free one.`,
+              (naming) =>
+                `Port ${port} is already in use on ${host}. Stop what uses it, or change ${naming.set('port', port)} to another port (${naming.set('port', 0)} takes a free one).`,
               1,
             )
           : error.code === 'EACCES'
             ? new SandboxStartError(
-                `Not allowed to listen on ${host}:${port}; ports below 1024 need privileges. Pick another with --port.`,
+                (naming) =>
+                  `Not allowed to listen on ${host}:${port}; ports below 1024 need privileges. Change ${naming.set('port', port)} to another port (${naming.set('port', 0)} takes a free one).`,
                 1,
               )
             : error.code === 'EADDRNOTAVAIL' || error.code === 'ENOTFOUND'
               ? new SandboxStartError(
-                  `Cannot listen on ${host}: ${error.code === 'ENOTFOUND' ? 'no such host name' : 'it is not an address of this machine'} (${error.code}). Pass --host 127.0.0.1 to serve this machine only, or --host 0.0.0.0 (with --admin-token) to serve every network it is on.`,
+                  (naming) =>
+                    `Cannot listen on ${host}: ${error.code === 'ENOTFOUND' ? 'no such host name' : 'it is not an address of this machine'} (${error.code}). Use ${naming.set('host', "'127.0.0.1'")} to serve this machine only, or ${naming.set('host', "'0.0.0.0'")} (with ${naming.name('adminToken')}) to serve every network it is on.`,
                   1,
                 )
               : error,
@@ -668,11 +683,22 @@ export async function createSandboxServer(
   }
 }
 
-/** A start-up failure with the exit code the CLI should use. */
-export class SandboxStartError extends Error {
+/**
+ * A start-up failure with the exit code the CLI should use. Its message names
+ * the options to change as the JavaScript API does (`port: 0`); `explain`
+ * names them for another reader (the CLI's `--port 0`, a Playwright config).
+ *
+ * @example
+ * await createSandboxServer({ port: 4100 }).catch((error: unknown) => {
+ *   // Port 4100 is already in use on 127.0.0.1. Stop what uses it, or change port: 4100 to another port (port: 0 takes a free one).
+ *   if (error instanceof SandboxStartError) console.error(error.message)
+ *   throw error
+ * })
+ */
+export class SandboxStartError extends OptionsError {
   readonly exitCode: number
-  constructor(message: string, exitCode: number) {
-    super(message)
+  constructor(explain: Explain | string, exitCode: number) {
+    super(explain)
     this.name = 'SandboxStartError'
     this.exitCode = exitCode
   }
@@ -1073,4 +1099,5 @@ function clientErrorAnswer(
 }
 
 export { DataFileError, readDataFile }
+export type { Explain, OptionNaming } from '../option-messages.ts'
 export type { FlushInfo }

@@ -1,5 +1,10 @@
 import { test as base } from '@playwright/test'
 import { VISIBLE_CHARACTER_PATTERN } from '../_utils.ts'
+import {
+  JS_NAMING,
+  OptionsError,
+  type OptionNaming,
+} from '../option-messages.ts'
 import type { JournalEntry, Operation } from '../request/journal.ts'
 import type { SandboxServer, SandboxServerOptions } from './node.ts'
 import type { ScenarioOptions } from '../request/scenarios.ts'
@@ -119,7 +124,11 @@ export function sandboxGlobalSetup(
   options: SandboxServerOptions = {},
 ): () => Promise<() => Promise<void>> {
   return async () => {
-    const server = await startServer(options)
+    const server = await startServer(options, 'sandboxGlobalSetup()', {
+      name: (option) => `the ${option} option of sandboxGlobalSetup()`,
+      set: (option, value) =>
+        `sandboxGlobalSetup({ ${JS_NAMING.set(option, value)} })`,
+    })
     process.env[SANDBOX_URL_ENV] = server.url
     if (options.adminToken !== undefined)
       process.env[SANDBOX_ADMIN_TOKEN_ENV] = options.adminToken
@@ -127,17 +136,31 @@ export function sandboxGlobalSetup(
   }
 }
 
+/**
+ * Starts a server for the run or a worker. A failure to start names the
+ * option to change where the config gives it (`naming`), not as a flag.
+ */
 async function startServer(
   options: SandboxServerOptions,
+  starter: string,
+  naming: OptionNaming,
 ): Promise<SandboxServer> {
   // Loaded only when a server is started here: a run against a URL needs none of it.
   const { createSandboxServer } = await import('./node.ts')
-  return createSandboxServer({
-    port: 0,
-    playground: false,
-    seed: 1,
-    ...options,
-  })
+  try {
+    return await createSandboxServer({
+      port: 0,
+      playground: false,
+      seed: 1,
+      ...options,
+    })
+  } catch (error) {
+    if (!(error instanceof OptionsError)) throw error
+    throw new Error(
+      `Failed to start the sandbox server of ${starter}: ${error.explain(naming)}`,
+      { cause: error },
+    )
+  }
 }
 
 const WHERE_FROM = `is it running there? Start one for the run with sandboxGlobalSetup() as the globalSetup (or \`npx customer-token-sandbox\`), and check use.sandboxUrl in playwright.config.ts and ${SANDBOX_URL_ENV}, which name it`
@@ -214,7 +237,7 @@ export async function createSandboxFixture(
     // @note The server's 401 speaks of a header; the fixture sends it itself.
     if (!/: 401 /.test(error.message)) throw error
     throw new Error(
-      `${error.message} The fixture sends the admin token given as use: { sandboxAdminToken } in playwright.config.ts or in ${SANDBOX_ADMIN_TOKEN_ENV}; give it the token the server was started with (--admin-token).`,
+      `${error.message} The fixture sends the admin token given as use: { sandboxAdminToken } in playwright.config.ts or in ${SANDBOX_ADMIN_TOKEN_ENV}; give it the token the server was started with (its adminToken option, or --admin-token on the command line).`,
       { cause: error },
     )
   })
@@ -328,7 +351,16 @@ export const test = base.extend<
         return
       }
       // @note No URL: this worker starts a server of its own, once.
-      const server = await startServer(sandboxServerOptions)
+      const server = await startServer(
+        sandboxServerOptions,
+        'the sandbox fixture (no sandboxUrl is set, so each worker starts one)',
+        {
+          name: (option) =>
+            `use.sandboxServerOptions.${option} in playwright.config.ts`,
+          set: (option, value) =>
+            `use: { sandboxServerOptions: { ${JS_NAMING.set(option, value)} } }`,
+        },
+      )
       try {
         await use({
           url: server.url,

@@ -3,7 +3,10 @@ import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import type { Plugin, ResolvedConfig, ViteDevServer } from 'vite'
+import { z } from 'zod'
 import type { StartSandboxWorkerOptions } from './browser.ts'
+import { describeOptionsIssue, showValue } from '../option-messages.ts'
+import type { OptionsSchema } from '../options.ts'
 
 const WORKER_FILENAME = 'mockServiceWorker.js'
 const BROWSER_ENTRY = 'customer-token-sandbox/browser'
@@ -154,89 +157,111 @@ export function sandbox(options: SandboxPluginOptions = {}): Plugin {
 }
 
 const PLUGIN = 'sandbox() from customer-token-sandbox/vite'
+const ACTION = `set up ${PLUGIN}`
+
+/** A schema's error: what the value must be, and what it was. */
+const mustBe = (what: string) => ({
+  error: (issue: { input?: unknown }) =>
+    `must be ${what}, not ${showValue(issue.input)}`,
+})
+
+const PluginOptionsSchema = z.strictObject(
+  {
+    start: z
+      .union(
+        [z.literal(false), z.looseObject({})],
+        mustBe('false or an object of startSandboxWorker() options'),
+      )
+      .optional(),
+    demo: z.boolean(mustBe('true or false')).optional(),
+  },
+  {
+    error: (issue) =>
+      issue.code === 'invalid_type'
+        ? `must be an object such as { start: { seed: 7 } }, not ${showValue(issue.input)}`
+        : undefined,
+  },
+)
 
 /** Refuses options the plugin would otherwise drop without a word. */
 function checkPluginOptions(options: unknown): void {
-  const fail = (what: string): never => {
-    throw new TypeError(`Failed to set up ${PLUGIN}: ${what}.`)
-  }
-  if (typeof options !== 'object' || options === null || Array.isArray(options))
-    fail(
-      `its options must be an object such as { start: { seed: 7 } }, not ${JSON.stringify(options)}`,
-    )
-  const { start, demo, ...rest } = options as Record<string, unknown>
-  const unknown = Object.keys(rest)
-  if (unknown.length > 0) {
-    fail(
-      `unknown option "${unknown.join('", "')}": it takes start and demo, and the sandbox's own options go under start, as in sandbox({ start: { ${unknown[0]}: … } })`,
-    )
-  }
-  if (demo !== undefined && typeof demo !== 'boolean')
-    fail(`option "demo" must be true or false, not ${JSON.stringify(demo)}`)
-  if (
-    start !== undefined &&
-    start !== false &&
-    (typeof start !== 'object' || start === null || Array.isArray(start))
-  ) {
-    fail(
-      `option "start" must be false or an object of startSandboxWorker() options, not ${JSON.stringify(start)}`,
-    )
-  }
+  const parsed = PluginOptionsSchema.safeParse(options)
+  if (parsed.success) return
+  const [issue] = parsed.error.issues
+  // The likeliest mistake: the sandbox's options beside start, not in it.
+  const hint =
+    issue?.code === 'unrecognized_keys'
+      ? ` The plugin takes start and demo; the sandbox's own options go under start, as in sandbox({ start: { ${issue.keys[0]}: … } }).`
+      : ''
+  throw new TypeError(
+    `${describeOptionsIssue(parsed.error, ACTION, 'SandboxPluginOptions')}${hint}`,
+  )
 }
 
-const UNHANDLED = ['bypass', 'warn', 'error']
+/**
+ * The options the page may start the sandbox with: the sandbox's own, whose
+ * schema is loaded with them, and the worker's, but only what survives
+ * JSON on its way into the page.
+ */
+function startOptionsSchema(sandboxOptions: typeof OptionsSchema) {
+  // @note A function would vanish in JSON.stringify and the page would
+  // start without it, so each callback is refused with where it can go.
+  const pageOnly = (name: string) =>
+    z.never({
+      error: (issue) =>
+        `${typeof issue.input === 'function' ? 'is a function' : 'takes a function'}, which cannot be passed to the page; use sandbox({ start: false }) and call startSandboxWorker({ ${name} }) in the page's own code`,
+    })
+  return sandboxOptions
+    .extend({
+      persist: z.union(
+        [z.boolean(), z.string()],
+        mustBe('true, false or a storage key'),
+      ),
+      quiet: z.boolean(mustBe('true or false')),
+      onUnhandledRequest: z.enum(
+        ['bypass', 'warn', 'error'],
+        mustBe('one of "bypass", "warn", "error"'),
+      ),
+      serviceWorker: z.never({
+        error:
+          'is set by the plugin, which serves the worker script at the base URL; use sandbox({ start: false }) to start the worker yourself',
+      }),
+      errorFormat: pageOnly('errorFormat'),
+      onRequest: pageOnly('onRequest'),
+      onSeedProgress: pageOnly('onSeedProgress'),
+    })
+    .partial()
+}
 
 /**
  * Checks the options the page will start the sandbox with, so that a mistake
  * stops `vite` with its reason rather than only failing in the browser.
  */
 async function checkStartOptions(start: object): Promise<void> {
-  const fail = (what: string): never => {
-    throw new TypeError(`Failed to set up ${PLUGIN}: ${what}.`)
-  }
-  const { persist, quiet, onUnhandledRequest, ...options } = start as Record<
-    string,
-    unknown
-  >
-  for (const [name, value] of Object.entries(start)) {
-    if (typeof value === 'function') {
-      fail(
-        `option "start.${name}" is a function, which cannot be passed to the page; use sandbox({ start: false }) and call startSandboxWorker({ ${name} }) in the page's own code`,
-      )
-    }
-  }
-  if ('serviceWorker' in options) {
-    fail(
-      'option "start.serviceWorker" is set by the plugin, which serves the worker script at the base URL; use sandbox({ start: false }) to start the worker yourself',
+  // Loaded here: the sandbox's options are needed only once the plugin runs.
+  const { OptionsSchema, resolveOptions } = await import('../options.ts')
+  // Parsed under its name, so that each issue's path starts with "start".
+  const parsed = z
+    .object({ start: startOptionsSchema(OptionsSchema) })
+    .safeParse({ start })
+  if (!parsed.success) {
+    throw new TypeError(
+      describeOptionsIssue(parsed.error, ACTION, 'StartSandboxWorkerOptions'),
     )
   }
-  if (
-    persist !== undefined &&
-    typeof persist !== 'boolean' &&
-    typeof persist !== 'string'
-  )
-    fail(
-      `option "start.persist" must be true, false or a storage key, not ${JSON.stringify(persist)}`,
-    )
-  if (quiet !== undefined && typeof quiet !== 'boolean')
-    fail(
-      `option "start.quiet" must be true or false, not ${JSON.stringify(quiet)}`,
-    )
-  if (
-    onUnhandledRequest !== undefined &&
-    !UNHANDLED.includes(onUnhandledRequest as string)
-  ) {
-    fail(
-      `option "start.onUnhandledRequest" must be ${UNHANDLED.map((value) => `"${value}"`).join(', ')}, not ${JSON.stringify(onUnhandledRequest)}`,
-    )
-  }
-  // Loaded here: the options' schemas are needed only once the plugin runs.
-  const { resolveOptions } = await import('../options.ts')
+  const {
+    persist: _persist,
+    quiet: _quiet,
+    onUnhandledRequest: _onUnhandledRequest,
+    ...options
+  } = parsed.data.start
+  // What no schema says: bounds that contradict each other.
   try {
     resolveOptions(options)
   } catch (error) {
-    fail(
-      `in "start", ${(error as Error).message.replace(/^Failed to create a sandbox: /, '').replace(/\.$/, '')}`,
+    throw new TypeError(
+      `Failed to ${ACTION}: in "start", ${(error as Error).message.replace(/^Failed to create a sandbox: /, '')}`,
+      { cause: error },
     )
   }
 }

@@ -29,7 +29,7 @@ it('prints one line without the file’s control characters and exits 1', async 
   expect(lines[0]).toContain(
     `The data file ${file} is not valid JSON at line 1`,
   )
-  expect(lines[0]).toContain('Move it away or pass another --data-file.')
+  expect(lines[0]).toContain('Move it away or give --data-file another path.')
   expect(cli.stderr().replaceAll('\n', '')).not.toMatch(/\p{Cc}/u)
   expect(await readFile(file, 'utf8')).toBe(GARBAGE)
 })

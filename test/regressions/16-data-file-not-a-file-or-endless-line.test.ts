@@ -29,7 +29,7 @@ it('refuses a data file with a line too long to read, in one line, exit 1', asyn
   expect(await cli.exited).toBe(1)
   expect(cli.stderr()).toMatch(
     new RegExp(
-      `^customer-token-sandbox: The data file ${file.replaceAll('.', '\\.')} has a line too long to read \\(over \\d+ bytes\\), so it is damaged or not a data file; it was left untouched\\. Move it away or pass another --data-file\\.\\n$`,
+      `^customer-token-sandbox: The data file ${file.replaceAll('.', '\\.')} has a line too long to read \\(over \\d+ bytes\\), so it is damaged or not a data file; it was left untouched\\. Move it away or give --data-file another path\\.\\n$`,
     ),
   )
   expect((await stat(file)).size).toBe(600 * 1024 * 1024)

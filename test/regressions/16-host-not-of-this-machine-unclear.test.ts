@@ -5,7 +5,7 @@ import {
 } from '../../src/runtimes/node.ts'
 import { startServer } from '../_servers.ts'
 
-it('says what to pass when --host is not an address of this machine', async () => {
+it('says what to set when the host is not an address of this machine', async () => {
   // 192.0.2.0/24 is TEST-NET-1: never an address of this machine.
   const start = createSandboxServer({
     port: 0,
@@ -15,7 +15,7 @@ it('says what to pass when --host is not an address of this machine', async () =
   })
   await expect(start).rejects.toBeInstanceOf(SandboxStartError)
   await expect(start).rejects.toThrow(
-    /Cannot listen on 192\.0\.2\.1: it is not an address of this machine.*--host 127\.0\.0\.1/,
+    /Cannot listen on 192\.0\.2\.1: it is not an address of this machine.*host: '127\.0\.0\.1'/,
   )
 })
 

@@ -169,12 +169,14 @@ it('keeps an idle keep-alive connection open past sendTimeout, for keepAliveTime
 it('refuses a sendTimeout that is not a whole number from 1 to 2147483647, naming the bounds', async () => {
   for (const value of [0, 1.5, 2 ** 31]) {
     await expect(startServer({ sendTimeout: value })).rejects.toThrow(
-      `sendTimeout must be a whole number from 1 to 2147483647 (got ${value})`,
+      `option "sendTimeout" must be a whole number from 1 to 2147483647, not ${value}. See SandboxServerOptions`,
     )
   }
   await expect(
     startServer({ sendTimeout: '100' as unknown as number }),
-  ).rejects.toThrow(/option "sendTimeout" expected number/)
+  ).rejects.toThrow(
+    'option "sendTimeout" must be a whole number from 1 to 2147483647, not "100"',
+  )
   const cli = runCli(['--port', '0', '--send-timeout', 'soon'])
   expect(await cli.exited).toBe(2)
   expect(cli.stderr()).toMatch(/--send-timeout must be a whole number/)

@@ -117,6 +117,9 @@ it('says how to give the fixture the admin token, and refuses an invalid Date', 
     await expect(createSandboxFixture(server.url)).rejects.toThrow(
       'The fixture sends the admin token given as use: { sandboxAdminToken } in playwright.config.ts or in CUSTOMER_TOKEN_SANDBOX_ADMIN_TOKEN',
     )
+    await expect(createSandboxFixture(server.url)).rejects.toThrow(
+      'give it the token the server was started with (its adminToken option, or --admin-token on the command line).',
+    )
     const fixture = await createSandboxFixture(server.url, {
       adminToken: 'an-admin-token-of-this-test',
     })

@@ -52,6 +52,15 @@ it('throws a RangeError from createSandbox when the seed reaches limits.records,
   expect(() =>
     createSandbox({ customersPerAccount: 5, limits: { records } }),
   ).toThrow(/limits\.records \([\d,]+\).*limits: \{ records: N \}/)
+  // Said to a JavaScript caller with the options' names, not the CLI's flags.
+  expect(() =>
+    createSandbox({ customersPerAccount: 5, limits: { records } }),
+  ).toThrow(
+    'Seed fewer customers (customersPerAccount: N) or raise the limit (limits: { records: N }).',
+  )
+  expect(() =>
+    createSandbox({ customersPerAccount: 5, limits: { records } }),
+  ).not.toThrow(/--/)
 
   // One record of room: the first create is stored, the next one refused.
   const sandbox = createSandbox({

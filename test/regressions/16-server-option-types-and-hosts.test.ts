@@ -18,7 +18,10 @@ async function withConfig(
 it.each([
   [{ dataFile: 5 }, 'option "dataFile" expected string, received number'],
   [{ dataFile: '' }, 'option "dataFile" must not be empty'],
-  [{ port: '4100' }, 'option "port" expected number, received string'],
+  [
+    { port: '4100' },
+    'option "port" must be a whole number from 0 to 65535, not "4100"',
+  ],
   [{ host: null }, 'option "host" expected string, received null'],
   [
     { adminOrigins: 'https://a.test' },

@@ -35,18 +35,22 @@ it.each<[string, unknown, string]>([
   [
     "the sandbox's options beside start",
     { seed: 7 },
-    'unknown option "seed": it takes start and demo, and the sandbox\'s own options go under start, as in sandbox({ start: { seed: … } })',
+    'Failed to set up sandbox() from customer-token-sandbox/vite: unknown option "seed". See SandboxPluginOptions for the options there are. The plugin takes start and demo; the sandbox\'s own options go under start, as in sandbox({ start: { seed: … } }).',
   ],
-  ['options that are not an object', 'yes', 'its options must be an object'],
+  [
+    'options that are not an object',
+    'yes',
+    'its options must be an object such as { start: { seed: 7 } }, not "yes". See SandboxPluginOptions',
+  ],
   [
     'a demo that is not a boolean',
     { demo: 'yes' },
-    'option "demo" must be true or false',
+    'option "demo" must be true or false, not "yes". See SandboxPluginOptions for its type and default.',
   ],
   [
     'a start that is not an object',
     { start: true },
-    'option "start" must be false or an object',
+    'option "start" must be false or an object of startSandboxWorker() options, not true.',
   ],
 ])('refuses %s when the plugin is made', (_, options, message) => {
   expect(() => sandbox(options as SandboxPluginOptions)).toThrow(message)
@@ -56,18 +60,27 @@ it.each<[string, Record<string, unknown>, string]>([
   [
     'a sandbox option of the wrong type',
     { seed: 'x' },
-    'in "start", option "seed" expected number, received string',
+    'option "start.seed" expected number, received string. See StartSandboxWorkerOptions for its type and default.',
   ],
-  ['an unknown sandbox option', { bogus: 1 }, 'unknown option "bogus"'],
+  [
+    'an unknown sandbox option',
+    { bogus: 1 },
+    'unknown option "start.bogus". See StartSandboxWorkerOptions for the options there are.',
+  ],
   [
     'inconsistent bounds',
     { expiresIn: { min: 100, max: 10 } },
-    'option "expiresIn.min" (100) is above "expiresIn.max" (10)',
+    'in "start", option "expiresIn.min" (100) is above "expiresIn.max" (10)',
   ],
   [
     'a function, which cannot reach the page',
     { onRequest: () => {} },
-    'option "start.onRequest" is a function, which cannot be passed to the page; use sandbox({ start: false })',
+    'option "start.onRequest" is a function, which cannot be passed to the page; use sandbox({ start: false }) and call startSandboxWorker({ onRequest }) in the page\'s own code',
+  ],
+  [
+    'a callback option that is not even a function',
+    { onSeedProgress: 'bar' },
+    'option "start.onSeedProgress" takes a function, which cannot be passed to the page',
   ],
   [
     'the worker script URL, which the plugin sets',
@@ -77,12 +90,22 @@ it.each<[string, Record<string, unknown>, string]>([
   [
     'a bad persist',
     { persist: 1 },
-    'option "start.persist" must be true, false or a storage key',
+    'option "start.persist" must be true, false or a storage key, not 1.',
+  ],
+  [
+    'a function where a value belongs',
+    { persist: () => 'key' },
+    'option "start.persist" must be true, false or a storage key, not a function.',
+  ],
+  [
+    'a bad quiet',
+    { quiet: 'no' },
+    'option "start.quiet" must be true or false, not "no".',
   ],
   [
     'a bad onUnhandledRequest',
     { onUnhandledRequest: 'ignore' },
-    'option "start.onUnhandledRequest" must be "bypass", "warn", "error"',
+    'option "start.onUnhandledRequest" must be one of "bypass", "warn", "error", not "ignore".',
   ],
 ])(
   'stops `vite` on %s in start, before any page loads',
