@@ -752,12 +752,12 @@ async function benchBundle(): Promise<void> {
       for (const next of byName.get(name)?.imports ?? []) visit(next)
     }
     for (const c of byName.values()) if (c.isEntry) visit(c.fileName)
-    const join = (start: boolean): string =>
+    const codeOf = (start: boolean): string =>
       [...byName.values()]
         .filter((c) => atStart.has(c.fileName) === start)
         .map((c) => c.code)
         .join('\n')
-    return { start: join(true), lazy: join(false) }
+    return { start: codeOf(true), lazy: codeOf(false) }
   }
   const own = await ownCode('src/index.ts')
   const code = `${own.start}\n${own.lazy}`

@@ -8,11 +8,7 @@ import { SCOPE_PATTERN } from './model/schemas.ts'
 import { BEARER_CREDENTIAL } from './model/secrets.ts'
 import { DEFAULT_ACCOUNTS, type FixtureAccount } from '../fixtures/demo-keys.ts'
 import { DEFAULTS, MAX_DELAY_MS } from './defaults.ts'
-import {
-  describeOptionsIssue,
-  optionsRangeError,
-  type Explain,
-} from './option-messages.ts'
+import { describeOptionsIssue, optionsRangeError } from './option-messages.ts'
 
 /** A fixed-window rate limit per credential. */
 export interface RateLimitOptions {

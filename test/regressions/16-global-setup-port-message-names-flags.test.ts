@@ -43,7 +43,7 @@ it('names the port option in createSandboxServer, and the flag on the command li
     `Port ${port} is already in use on 127.0.0.1. Stop what uses it, or change port: ${port} to another port (port: 0 takes a free one).`,
   )
   const error = (await start.catch(
-    (error: unknown) => error,
+    (thrown: unknown) => thrown,
   )) as SandboxStartError
   expect(error.explain(FLAG_NAMING)).toBe(
     `Port ${port} is already in use on 127.0.0.1. Stop what uses it, or change --port ${port} to another port (--port 0 takes a free one).`,
@@ -86,7 +86,9 @@ it('names the dataFile option when the data file cannot be used', async () => {
   await expect(start).rejects.toThrow(
     `The data file ${folder} is not a regular file; it was left untouched. Give the dataFile option the path of a file (it is created if missing).`,
   )
-  const error = (await start.catch((error: unknown) => error)) as DataFileError
+  const error = (await start.catch(
+    (thrown: unknown) => thrown,
+  )) as DataFileError
   expect(error.explain(FLAG_NAMING)).toContain(
     'Give --data-file the path of a file',
   )
