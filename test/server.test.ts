@@ -43,6 +43,10 @@ it('answers a CORS preflight from another origin with the headers a browser app 
     expect(allowed).toContain(header)
   }
   expect(response.headers.get('access-control-allow-methods')).toContain('POST')
+  // Regression: the preflight said `Vary: Origin, Origin, …`.
+  expect(response.headers.get('vary')).toBe(
+    'Origin, Access-Control-Request-Headers',
+  )
 })
 
 it('exposes the sandbox headers to browser apps on every answer', async () => {

@@ -819,7 +819,8 @@ function preflight(
   return new Response(null, {
     status: 204,
     headers: [
-      ...corsHeaders(origin, api),
+      // Its own Vary (below) names Origin too.
+      ...corsHeaders(origin, api).filter(([name]) => name !== 'vary'),
       ['access-control-allow-methods', 'GET, POST, DELETE, OPTIONS'],
       ['access-control-allow-headers', allowHeaders],
       ['access-control-max-age', '600'],
