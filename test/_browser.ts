@@ -9,6 +9,7 @@ import { createServer, type InlineConfig, type ViteDevServer } from 'vite'
 import { afterAll, afterEach, beforeAll, expect, inject } from 'vitest'
 import { CHROMIUM_ARGS } from '../scripts/find-chromium.mjs'
 import type { SandboxWorker } from '../src/runtimes/browser.ts'
+import { sandbox } from '../src/runtimes/vite.ts'
 
 declare global {
   interface Window {
@@ -78,6 +79,24 @@ export async function startDevServer(
   const url = server.resolvedUrls?.local[0]
   if (!url) throw new Error('The Vite dev server has no local URL')
   return { url, server }
+}
+
+/**
+ * Starts the test page (`test/browser-page/`) on a Vite dev server with the
+ * sandbox's plugin, the page starting the sandbox itself.
+ *
+ * @example
+ * const { server, url } = await startTestPage()
+ */
+export function startTestPage(): Promise<{
+  url: string
+  server: ViteDevServer
+}> {
+  return startDevServer({
+    configFile: false,
+    root: new URL('browser-page/', import.meta.url).pathname,
+    plugins: [sandbox({ start: false })],
+  })
 }
 
 /** A fetch from the page, as its own code would make it. */

@@ -6,19 +6,14 @@ import {
   PERSONA_READ_ONLY_KEY,
   REVOKED_KEY,
 } from '../fixtures/demo-keys.ts'
-import { sandbox } from '../src/runtimes/vite.ts'
-import { fetchIn, postIn, startDevServer, useBrowser } from './_browser.ts'
+import { fetchIn, postIn, startTestPage, useBrowser } from './_browser.ts'
 
 // A page served by Vite's dev server, the worker script by our plugin: the
 // page starts the sandbox itself (test/browser-page/main.ts).
 let server: ViteDevServer
 let url: string
 beforeAll(async () => {
-  ;({ server, url } = await startDevServer({
-    configFile: false,
-    root: new URL('browser-page/', import.meta.url).pathname,
-    plugins: [sandbox({ start: false })],
-  }))
+  ;({ server, url } = await startTestPage())
 })
 afterAll(() => server?.close())
 

@@ -2,8 +2,7 @@ import type { Browser, ConsoleMessage, Page } from 'playwright-core'
 import type { ViteDevServer } from 'vite'
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest'
 import { DEMO_KEY_ONE } from '../../fixtures/demo-keys.ts'
-import { sandbox } from '../../src/runtimes/vite.ts'
-import { fetchIn, launchChromium, postIn, startDevServer } from '../_browser.ts'
+import { fetchIn, launchChromium, postIn, startTestPage } from '../_browser.ts'
 
 // With `persist` on and the origin's localStorage full, a write through the
 // API must still be answered and kept in memory, nothing may throw into the
@@ -14,11 +13,7 @@ let server: ViteDevServer
 let url: string
 let browser: Browser
 beforeAll(async () => {
-  ;({ server, url } = await startDevServer({
-    configFile: false,
-    root: new URL('../browser-page/', import.meta.url).pathname,
-    plugins: [sandbox({ start: false })],
-  }))
+  ;({ server, url } = await startTestPage())
   browser = await launchChromium()
 })
 afterAll(async () => {

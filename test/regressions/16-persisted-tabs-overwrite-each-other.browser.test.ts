@@ -2,8 +2,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core'
 import type { ViteDevServer } from 'vite'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { DEMO_KEY_ONE } from '../../fixtures/demo-keys.ts'
-import { sandbox } from '../../src/runtimes/vite.ts'
-import { fetchIn, launchChromium, postIn, startDevServer } from '../_browser.ts'
+import { fetchIn, launchChromium, postIn, startTestPage } from '../_browser.ts'
 
 // With `persist` on, two tabs of one app each kept their own data and saved
 // it whole: a customer created (201) in one tab was overwritten by the other
@@ -15,11 +14,7 @@ let url: string
 let browser: Browser
 let context: BrowserContext
 beforeAll(async () => {
-  ;({ server, url } = await startDevServer({
-    configFile: false,
-    root: new URL('../browser-page/', import.meta.url).pathname,
-    plugins: [sandbox({ start: false })],
-  }))
+  ;({ server, url } = await startTestPage())
   browser = await launchChromium()
   // One context: the tabs share the origin's localStorage and worker.
   context = await browser.newContext()

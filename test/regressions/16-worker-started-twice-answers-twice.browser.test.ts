@@ -1,8 +1,7 @@
 import type { ViteDevServer } from 'vite'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { DEMO_KEY_ONE } from '../../fixtures/demo-keys.ts'
-import { sandbox } from '../../src/runtimes/vite.ts'
-import { fetchIn, postIn, startDevServer, useBrowser } from '../_browser.ts'
+import { fetchIn, postIn, startTestPage, useBrowser } from '../_browser.ts'
 
 // `startSandboxWorker()` called a second time while the first was starting
 // (React's StrictMode runs an effect twice) made msw 2 answer every request
@@ -14,11 +13,7 @@ import { fetchIn, postIn, startDevServer, useBrowser } from '../_browser.ts'
 let server: ViteDevServer
 let url: string
 beforeAll(async () => {
-  ;({ server, url } = await startDevServer({
-    configFile: false,
-    root: new URL('../browser-page/', import.meta.url).pathname,
-    plugins: [sandbox({ start: false })],
-  }))
+  ;({ server, url } = await startTestPage())
 })
 afterAll(() => server?.close())
 
