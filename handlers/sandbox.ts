@@ -17,7 +17,11 @@ import {
 import { VERSION } from '../src/version.ts'
 import { MAX_DELAY_MS } from '../src/defaults.ts'
 import type { SandboxClock } from '../src/model/clock.ts'
-import type { Scenario, Scenarios } from '../src/request/scenarios.ts'
+import {
+  hasEffect,
+  type Scenario,
+  type Scenarios,
+} from '../src/request/scenarios.ts'
 import { maskSession } from '../src/model/secrets.ts'
 import {
   runSandboxCall,
@@ -132,11 +136,12 @@ export function queueScenario(
 ): Scenario {
   // @note Checked here, not by queue.next(), whose message names the
   // JavaScript options (delayMs, networkError) that no HTTP body takes.
-  if (
-    body.status === undefined &&
-    body.delay_ms === undefined &&
-    body.network_error !== true
-  ) {
+  const effect = {
+    ...(body.status !== undefined && { status: body.status }),
+    ...(body.delay_ms !== undefined && { delayMs: body.delay_ms }),
+    ...(body.network_error && { networkError: true }),
+  }
+  if (!hasEffect(effect)) {
     throw validationError([
       {
         field: 'status',
@@ -148,9 +153,7 @@ export function queueScenario(
   }
   try {
     return queue.next(body.operation, {
-      ...(body.status !== undefined && { status: body.status }),
-      ...(body.delay_ms !== undefined && { delayMs: body.delay_ms }),
-      ...(body.network_error && { networkError: true }),
+      ...effect,
       ...(body.times !== undefined && { times: body.times }),
     })
   } catch (error) {

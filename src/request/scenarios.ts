@@ -98,7 +98,7 @@ export function createScenarios(
           `Failed to queue a scenario: ${JSON.stringify(String(operation).slice(0, 100))} is not an operation; use ${OPERATION_NAMES.join(', ')} or "*".`,
         )
       }
-      checkEffect(options ?? {}, 'queue a scenario')
+      checkEffect(options ?? {}, OPTION_TERMS)
       const times = options.times ?? 1
       if (!Number.isInteger(times) || times < 1) {
         throw new RangeError(
@@ -145,29 +145,51 @@ function pickEffect(source: ScenarioEffect): ScenarioEffect {
   return effect
 }
 
-function checkEffect(effect: ScenarioEffect, action: string): void {
-  const { status, delayMs, networkError } = effect
+/** How a surface names an effect's parts, and how it refuses one. */
+interface EffectTerms {
+  status: string
+  delayMs: string
+  /** What to say of an effect that does nothing. */
+  none: string
+  refuse(reason: string): Error
+}
+
+/** The JavaScript API's terms: `scenarios.next(operation, { delayMs })`. */
+const OPTION_TERMS: EffectTerms = {
+  status: '"status"',
+  delayMs: '"delayMs"',
+  none: 'give it a "status", a "delayMs" or "networkError: true"',
+  refuse: (reason) => new RangeError(`Failed to queue a scenario: ${reason}.`),
+}
+
+/** The header's terms: `X-Sandbox-Scenario: delay_ms=200`. */
+const HEADER_TERMS: EffectTerms = {
+  status: 'status',
+  delayMs: 'delay_ms',
+  none: `give it status=<400-599>, delay_ms=<0-${MAX_DELAY_MS}> or network_error`,
+  refuse: (reason) => new RangeError(`X-Sandbox-Scenario: ${reason}`),
+}
+
+/** Refuses an effect out of bounds, or one that does nothing, in `terms`. */
+function checkEffect(effect: ScenarioEffect, terms: EffectTerms): void {
+  const { status, delayMs } = effect
   if (
     status !== undefined &&
     (!Number.isInteger(status) || status < 400 || status > 599)
   ) {
-    throw new RangeError(
-      `Failed to ${action}: "status" must be an error status from 400 to 599 (got ${String(status)}).`,
+    throw terms.refuse(
+      `${terms.status} must be an error status from 400 to 599 (got ${String(status)})`,
     )
   }
   if (
     delayMs !== undefined &&
     (!Number.isInteger(delayMs) || delayMs < 0 || delayMs > MAX_DELAY_MS)
   ) {
-    throw new RangeError(
-      `Failed to ${action}: "delayMs" must be a whole number of milliseconds from 0 to ${MAX_DELAY_MS} (got ${String(delayMs)}).`,
+    throw terms.refuse(
+      `${terms.delayMs} must be a whole number of milliseconds from 0 to ${MAX_DELAY_MS} (got ${String(delayMs)})`,
     )
   }
-  if (!hasEffect({ status, delayMs, networkError })) {
-    throw new RangeError(
-      `Failed to ${action}: give it a "status", a "delayMs" or "networkError: true".`,
-    )
-  }
+  if (!hasEffect(effect)) throw terms.refuse(terms.none)
 }
 
 /**
@@ -196,25 +218,7 @@ export function parseScenarioHeader(value: string): ScenarioEffect {
         `X-Sandbox-Scenario: cannot read "${part.slice(0, 60)}"; use status=<400-599>, delay_ms=<0-${MAX_DELAY_MS}> or network_error`,
       )
   }
-  // @note Worded with the header's own parameters, not the JavaScript
-  // option names that checkEffect uses.
-  const refuse = (reason: string): RangeError =>
-    new RangeError(`X-Sandbox-Scenario: ${reason}`)
-  if (
-    effect.status !== undefined &&
-    (effect.status < 400 || effect.status > 599)
-  )
-    throw refuse(
-      `status must be an error status from 400 to 599 (got ${effect.status})`,
-    )
-  if (effect.delayMs !== undefined && effect.delayMs > MAX_DELAY_MS)
-    throw refuse(
-      `delay_ms must be a whole number of milliseconds from 0 to ${MAX_DELAY_MS} (got ${effect.delayMs})`,
-    )
-  if (!hasEffect(effect))
-    throw refuse(
-      `give it status=<400-599>, delay_ms=<0-${MAX_DELAY_MS}> or network_error`,
-    )
+  checkEffect(effect, HEADER_TERMS)
   return effect
 }
 
