@@ -124,16 +124,9 @@ export async function startCli(
  * expect((await createFiller(cli.url, 1)).status).toBe(201)
  */
 export const createFiller = (url: string, n: number): Promise<Response> =>
-  fetch(`${url}/v1/customers`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${DEMO_KEY_ONE}`,
-      'content-type': 'application/json',
-    },
-    body: JSON.stringify({
-      name: `${'Filler '.repeat(25)}${n}`,
-      email: `filler${n}@example.com`,
-    }),
+  createCustomerAt(url, {
+    name: `${'Filler '.repeat(25)}${n}`,
+    email: `filler${n}@example.com`,
   })
 
 /**
@@ -144,13 +137,20 @@ export const createFiller = (url: string, n: number): Promise<Response> =>
  * expect((await createNamed(server.url, 'Ada')).status).toBe(201)
  */
 export const createNamed = (url: string, name: string): Promise<Response> =>
+  createCustomerAt(url, { name, email: `${name}@example.com` })
+
+/** POSTs `customer` to the server at `url` with the demo key. */
+const createCustomerAt = (
+  url: string,
+  customer: { name: string; email: string },
+): Promise<Response> =>
   fetch(`${url}/v1/customers`, {
     method: 'POST',
     headers: {
       authorization: `Bearer ${DEMO_KEY_ONE}`,
       'content-type': 'application/json',
     },
-    body: JSON.stringify({ name, email: `${name}@example.com` }),
+    body: JSON.stringify(customer),
   })
 
 /**

@@ -174,14 +174,7 @@ export async function postTo(
 ): Promise<{ status: number; text: string; body: any }> {
   const response = await getResponse(
     sandbox.handlers,
-    new Request(`http://sandbox.test${path}`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${key}`,
-        'content-type': 'application/json',
-      },
-      body: JSON.stringify(body),
-    }),
+    jsonPost(`http://sandbox.test${path}`, body, key),
   )
   const text = await response!.text()
   return { status: response!.status, text, body: JSON.parse(text) }
@@ -200,14 +193,17 @@ export function postThrough(
   body: unknown,
   credential: string = DEMO_KEY_ONE,
 ): Promise<Response> {
-  return sandbox.fetch(
-    new Request(`http://api.test${path}`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${credential}`,
-        'content-type': 'application/json',
-      },
-      body: JSON.stringify(body),
-    }),
-  )
+  return sandbox.fetch(jsonPost(`http://api.test${path}`, body, credential))
+}
+
+/** A JSON POST to `url` with a Bearer credential. */
+function jsonPost(url: string, body: unknown, credential: string): Request {
+  return new Request(url, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${credential}`,
+      'content-type': 'application/json',
+    },
+    body: JSON.stringify(body),
+  })
 }
