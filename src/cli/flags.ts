@@ -631,6 +631,10 @@ export const FLAG_TABLE = {
 export const FLAG_ROWS: readonly (readonly [FlagName, FlagRow])[] =
   Object.entries(FLAG_TABLE) as [FlagName, FlagRow][]
 
+/** The flag table's row of an option, if the option has one. */
+const rowOf = (option: string): FlagRow | undefined =>
+  (FLAG_TABLE as Record<string, FlagRow | undefined>)[option]
+
 /**
  * Options as the command line names them: by their flag in `FLAG_TABLE`,
  * or, for an option only a config file sets, by its name there. The CLI
@@ -641,7 +645,7 @@ export const FLAG_ROWS: readonly (readonly [FlagName, FlagRow])[] =
  */
 export const FLAG_NAMING: OptionNaming = {
   name(option) {
-    const row = (FLAG_TABLE as Record<string, FlagRow | undefined>)[option]
+    const row = rowOf(option)
     return row?.flag === undefined
       ? `"${option}" in the config file`
       : `--${row.flag}`
@@ -649,7 +653,7 @@ export const FLAG_NAMING: OptionNaming = {
   set(option, value) {
     // A nested option is a key=N pair of its flag: --limits records=N.
     const [key, ...rest] = option.split('.')
-    const row = (FLAG_TABLE as Record<string, FlagRow | undefined>)[key!]
+    const row = rowOf(key!)
     const pair = rest.length === 0 ? `${value}` : `${rest.join('.')}=${value}`
     return row?.flag === undefined
       ? `"${option}": ${value} in the config file`
