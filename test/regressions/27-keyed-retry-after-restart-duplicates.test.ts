@@ -85,9 +85,9 @@ it(
     // Keyed creates from 8 loops; the process is killed while they run.
     const acknowledged = new Map<string, string>()
     let next = 0
-    let killed = false
+    const run = { killed: false }
     const loops = Array.from({ length: 8 }, async () => {
-      while (!killed) {
+      while (!run.killed) {
         const key = `load-${next++}`
         try {
           const response = await keyed(cli.url, key, `Load ${key}`)
@@ -102,7 +102,7 @@ it(
       }
     })
     while (acknowledged.size < 200) await new Promise((r) => setTimeout(r, 5))
-    killed = true
+    run.killed = true
     cli.child.kill('SIGKILL')
     await Promise.all(loops)
     await cli.exited
