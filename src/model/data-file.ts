@@ -8,6 +8,7 @@ import {
   realpath,
   rename,
   stat,
+  symlink,
   unlink,
   writeFile,
   type FileHandle,
@@ -41,6 +42,9 @@ export class DataFileError extends OptionsError {
 
 /** The storage error in force after a failed write of the data file. */
 export type StorageFault = StoreFault
+
+// The errors of a disk (or quota, or file size limit) with no room left.
+const OUT_OF_SPACE = new Set(['ENOSPC', 'EDQUOT', 'EFBIG'])
 
 // The kinds of record a line after the first one may hold.
 const LINE_KINDS = {
@@ -359,50 +363,55 @@ export async function lockDataFile(path: string): Promise<DataFileLock> {
   const lockPath = `${path}.lock`
   const temp = join(dirname(path), `.${basename(path)}.lock.${process.pid}.tmp`)
   const pid = String(process.pid)
-  await writeFile(temp, pid).catch((error: Error) => {
-    throw new DataFileError(
-      `Cannot create the lock file ${lockPath}: ${error.message}`,
-    )
-  })
-  try {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        // @note link() fails if the lock exists, and never shows a lock file
-        // without its pid, as open(O_EXCL) followed by a write would.
-        await link(temp, lockPath)
-        break
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
-          throw new DataFileError(
-            `Cannot create the lock file ${lockPath}: ${(error as Error).message}`,
-          )
-        }
-      }
-      const holder = Number(
-        (await readFile(lockPath, 'utf8').catch(() => '')).trim(),
+  // @note On a full disk no file can hold the pid: the lock is then a
+  // symbolic link whose target is the pid, which needs no data block and is
+  // made in one step too, so a server restarts there (read-only).
+  const full = await writeFile(temp, pid).then(
+    () => false,
+    async (error: NodeJS.ErrnoException) => {
+      await unlink(temp).catch(() => {})
+      if (OUT_OF_SPACE.has(error.code ?? '')) return true
+      throw new DataFileError(
+        `Cannot create the lock file ${lockPath}: ${error.message}`,
       )
-      // @note Containers hand out the same small pids again: a lock with our
-      // pid that this process does not hold is a killed server's.
-      const ours =
-        holder === process.pid && !heldLocks.has(resolvePath(lockPath))
-      if (attempt < 2 && (ours || !isRunning(holder))) {
-        // The holder died without releasing it (kill -9): take it over.
-        await unlink(lockPath).catch(() => {})
-        continue
+    },
+  )
+  for (let attempt = 0; ; attempt++) {
+    try {
+      // @note link() and symlink() fail if the lock exists, and never show
+      // a lock without its pid, as open(O_EXCL) followed by a write would.
+      if (full) await symlink(pid, lockPath)
+      else await link(temp, lockPath)
+      break
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
+        await unlink(temp).catch(() => {})
+        throw new DataFileError(
+          `Cannot create the lock file ${lockPath}: ${(error as Error).message}`,
+        )
       }
-      throw inUse(path, holder, lockPath)
     }
-  } finally {
+    const holder = await lockHolder(lockPath)
+    // @note Containers hand out the same small pids again: a lock with our
+    // pid that this process does not hold is a killed server's.
+    const ours = holder === process.pid && !heldLocks.has(resolvePath(lockPath))
+    if (attempt < 2 && (ours || !isRunning(holder))) {
+      // The holder died without releasing it (kill -9): take it over.
+      await unlink(lockPath).catch(() => {})
+      continue
+    }
     await unlink(temp).catch(() => {})
+    throw inUse(path, holder, lockPath)
   }
+  await unlink(temp).catch(() => {})
   let released = false
   heldLocks.add(resolvePath(lockPath))
   const lock: DataFileLock = {
     async release() {
       if (released) return
       released = true
-      const holder = await readFile(lockPath, 'utf8').catch(() => '')
-      if (holder.trim() === pid) await unlink(lockPath).catch(() => {})
+      if ((await lockHolder(lockPath)) === process.pid)
+        await unlink(lockPath).catch(() => {})
       heldLocks.delete(resolvePath(lockPath))
     },
   }
@@ -413,6 +422,17 @@ export async function lockDataFile(path: string): Promise<DataFileLock> {
     throw error
   }
   return lock
+}
+
+/**
+ * The pid a lock names: the target of its link, or the content of a lock
+ * file that an earlier release wrote (0 when it names none).
+ */
+async function lockHolder(lockPath: string): Promise<number> {
+  const text = await readlink(lockPath).catch(() =>
+    readFile(lockPath, 'utf8').catch(() => ''),
+  )
+  return Number(text.trim())
 }
 
 const inUse = (path: string, holder: number, lockPath: string) =>
@@ -445,9 +465,7 @@ async function refuseOtherNames(path: string): Promise<void> {
     const same = await lstat(other).catch(() => undefined)
     if (same?.ino !== file.ino || same.dev !== file.dev) continue
     const lockPath = join(folder, entry)
-    const holder = Number(
-      (await readFile(lockPath, 'utf8').catch(() => '')).trim(),
-    )
+    const holder = await lockHolder(lockPath)
     const live =
       holder === process.pid
         ? heldLocks.has(resolvePath(lockPath))
@@ -469,9 +487,6 @@ function isRunning(pid: number): boolean {
     return (error as NodeJS.ErrnoException).code === 'EPERM'
   }
 }
-
-// The errors of a disk (or quota, or file size limit) with no room left.
-const OUT_OF_SPACE = new Set(['ENOSPC', 'EDQUOT', 'EFBIG'])
 
 /** What a completed snapshot (compaction) of the data file reports. */
 export interface FlushInfo {

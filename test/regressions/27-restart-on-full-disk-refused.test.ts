@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises'
+import { readFile, readlink } from 'node:fs/promises'
 import { expect, it } from 'vitest'
 import { createFiller, startCli, tempDataFile } from '../_servers.ts'
 
@@ -53,5 +53,28 @@ it(
     expect((await createFiller(full.url, 2)).status).toBe(201)
     expect(await full.stop()).toBe(0)
     expect(full.stderr()).toMatch(/Failed to write the data file .*EFBIG/)
+  },
+)
+
+it(
+  'starts on a disk with no room for its lock file, holding the lock all the same',
+  { timeout: 30_000 },
+  async () => {
+    const file = await tempDataFile('cts-full-lock-')
+    const args = ['--port', '0', '--quiet', '--data-file', file]
+    const roomy = await startCli([...args, '--customers', '5'])
+    expect(await roomy.stop()).toBe(0)
+    const before = await readFile(file, 'utf8')
+
+    // Not a byte may be written: the pid no more than the data.
+    const full = await startCli(args, { fileSizeLimitKb: 0 })
+    expect((await fetch(`${full.url}/__sandbox/health`)).status).toBe(503)
+    expect(await readlink(`${file}.lock`)).toBe(String(full.child.pid))
+    const second = await startCli(args).catch((error: Error) => error)
+    expect(String(second)).toMatch(/in use by another sandbox server/)
+    expect((await createFiller(full.url, 1)).status).toBe(503)
+    expect(await full.stop()).toBe(0)
+    await expect(readlink(`${file}.lock`)).rejects.toThrow(/ENOENT/)
+    expect(await readFile(file, 'utf8')).toBe(before)
   },
 )
