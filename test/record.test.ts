@@ -91,7 +91,7 @@ async function recordAgainst(
   const token = await script(recorder.url)
   await recorder.close()
   const text = await readFile(file, 'utf8')
-  return { text, token, session: await readSessionFile('--from', file) }
+  return { text, token, session: await readSessionFile(file, '--from') }
 }
 
 describe('record → --from → verify --from', { timeout: 60_000 }, () => {
@@ -205,7 +205,7 @@ describe('record → --from → verify --from', { timeout: 60_000 }, () => {
     await cli.waitFor(/POST \/v1\/customers 201/)
     expect(await cli.stop('SIGINT')).toBe(0)
     expect(cli.stdout()).toContain(`1 exchange saved to ${file}`)
-    const session = (await readSessionFile('--from', file)) as {
+    const session = (await readSessionFile(file, '--from')) as {
       recorded: { exchanges: unknown[] }
     }
     expect(session.recorded.exchanges).toHaveLength(1)

@@ -215,7 +215,7 @@ async function readJsonFile(flag: string, path: string): Promise<unknown> {
  */
 async function readSession(flag: string, path: string): Promise<unknown> {
   try {
-    return await readSessionFile(flag, path)
+    return await readSessionFile(path, flag)
   } catch (error) {
     if (error instanceof SessionFileError) throw new UsageError(error.message)
     throw error

@@ -208,14 +208,15 @@ export async function startRecorder(
   let writing: Promise<void> = Promise.resolve()
   const append = (exchange: RecordedExchange): Promise<void> => {
     const line = `${JSON.stringify(exchange)}\n`
-    writing = writing.then(
-      async () => {
+    // @note A failed write is reported by its own exchange; the next still runs.
+    const written = writing
+      .catch(() => undefined)
+      .then(async () => {
         await file.write(line)
         saved++
-      },
-      () => undefined,
-    )
-    return writing
+      })
+    writing = written
+    return written
   }
   const inFlight = new Set<Promise<void>>()
   const stopping = new AbortController()
@@ -364,7 +365,7 @@ export async function startRecorder(
           server.closeAllConnections()
         })
         await Promise.all(inFlight)
-        await writing
+        await writing.catch(() => undefined)
         await file.sync().catch(() => undefined)
         await file.close()
       })()

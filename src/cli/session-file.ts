@@ -48,13 +48,15 @@ const asObject = (text: string): Record<string, unknown> | undefined => {
  * `createSandbox({ from })` take either.
  *
  * @example
- * const session = await readSessionFile('--from', 'session.jsonl')
- * const sandbox = createSandbox({ from: session })
+ * const sandbox = createSandbox({ from: await readSessionFile('session.jsonl') })
+ * @see startRecorder
  */
 export async function readSessionFile(
-  flag: string,
   path: string,
+  /** How messages name the file: `--from session.jsonl`. */
+  flag?: string,
 ): Promise<unknown> {
+  const named = flag === undefined ? path : `${flag} ${path}`
   let first: string
   try {
     const handle = await open(path)
@@ -67,11 +69,11 @@ export async function readSessionFile(
     }
   } catch (error) {
     throw new SessionFileError(
-      `cannot read ${flag} ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      `cannot read ${named}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
     )
   }
   if (!first.includes(`"format":"${RECORDING_FORMAT}"`))
-    return readWholeJson(flag, path)
+    return readWholeJson(named, path)
   const lines = createInterface({
     input: createReadStream(path, 'utf8'),
     crlfDelay: Infinity,
@@ -85,7 +87,7 @@ export async function readSessionFile(
     if (!header) {
       if (value?.format !== RECORDING_FORMAT || !value.session)
         throw new SessionFileError(
-          `${flag} ${path}: the first line is not the header of a recording`,
+          `${named}: the first line is not the header of a recording`,
         )
       header = value as unknown as RecordingHeader
       continue
@@ -95,26 +97,25 @@ export async function readSessionFile(
       exchanges.push(value as unknown as RecordedExchange)
     else torn++
   }
-  if (!header)
-    throw new SessionFileError(`${flag} ${path}: the recording is empty`)
+  if (!header) throw new SessionFileError(`${named}: the recording is empty`)
   return sessionOf(header, exchanges, torn)
 }
 
-async function readWholeJson(flag: string, path: string): Promise<unknown> {
+async function readWholeJson(named: string, path: string): Promise<unknown> {
   const { readFile } = await import('node:fs/promises')
   let content: string
   try {
     content = await readFile(path, 'utf8')
   } catch (error) {
     throw new SessionFileError(
-      `cannot read ${flag} ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      `cannot read ${named}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
     )
   }
   try {
     return JSON.parse(content)
   } catch (error) {
     throw new SessionFileError(
-      `${flag} ${path} is not valid JSON: ${(error as Error).message}`,
+      `${named} is not valid JSON: ${(error as Error).message}`,
     )
   }
 }

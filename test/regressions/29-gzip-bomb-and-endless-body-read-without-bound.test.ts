@@ -95,7 +95,7 @@ it('record streams a bomb through to the client and keeps its headers and a note
   expect((await answer.arrayBuffer()).byteLength).toBe(24 * 1024 * 1024)
   await recorder!.close()
   expect(out.text()).toContain(`1 exchange saved to ${file}`)
-  const session = (await readSessionFile('--from', file)) as {
+  const session = (await readSessionFile(file, '--from')) as {
     recorded: { exchanges: RecordedExchange[] }
   }
   const [exchange] = session.recorded.exchanges

@@ -184,7 +184,7 @@ async function verify(args: string[], io: CliIO): Promise<MainResult> {
       )
     let session: unknown
     try {
-      session = await readSessionFile('--from', str('from')!)
+      session = await readSessionFile(str('from')!, '--from')
     } catch (error) {
       throw new UsageError((error as Error).message)
     }
