@@ -53,6 +53,9 @@ it('keeps every large answer as its headers and a note, and says on Ctrl-C how m
     )
   }
   await cli.waitFor(/(POST \/v1\/customers 201.*\n[^]*){6}/)
+  expect(cli.stdout()).toMatch(
+    /POST \/v1\/customers 201 \d+ ms \(body not kept: the answer \(12 MB\) is larger than 8 MB; raise --max-body to keep it\)/,
+  )
   expect(await cli.stop('SIGINT')).toBe(0)
   expect(cli.stdout()).toContain(`6 exchanges saved to ${file}`)
   const [header, ...exchanges] = await linesOf(file)

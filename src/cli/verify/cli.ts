@@ -303,7 +303,7 @@ async function record(args: string[], io: CliIO): Promise<MainResult> {
     onError: (error) => io.stderr.write(`${NAME} record: ${error.message}\n`),
     onExchange: (exchange) =>
       io.stdout.write(
-        `${exchange.request.method} ${exchange.request.path} ${exchange.response.status} ${exchange.duration_ms} ms\n`,
+        `${exchange.request.method} ${exchange.request.path} ${exchange.response.status} ${exchange.duration_ms} ms${exchange.response.note ? ` (${exchange.response.note})` : ''}\n`,
       ),
   })
   io.stdout.write(
