@@ -439,14 +439,13 @@ export function createOpenApiDocument(
       operationId: spec.operation,
       description: document.description(options, assumption),
       parameters: [idempotencyKey, scenarioHeader],
-      // @note The request bodies stay inline, not in components:
-      // openapi-typescript types a property with a `default` in a $ref'd
-      // schema as required, so the natural `{ scopes }` call would not compile.
+      // The body is a named component (the input shape: fields with a
+      // default stay optional), so generated clients get a type by its name.
       requestBody: {
         required: true,
         content: {
           'application/json': {
-            schema: jsonSchema(spec.body(options), 'input'),
+            schema: ref(document.requestName),
             example: document.example(options),
           },
         },
@@ -910,6 +909,12 @@ export function createOpenApiDocument(
       },
       headers: HEADERS,
       schemas: {
+        ...Object.fromEntries(
+          OPERATIONS.map((spec) => [
+            spec.document.requestName,
+            jsonSchema(spec.body(options), 'input'),
+          ]),
+        ),
         ...Object.fromEntries(
           OPERATIONS.map(({ document: { success } }) => [
             success.name,

@@ -69,6 +69,11 @@ export interface OperationDocument {
   ) => string
   /** An example request body. */
   example: (options: ResolvedOptions) => JsonObject
+  /**
+   * The request body's component name, e.g. `CreateCustomerRequest`. A name
+   * that shipped stays: generated clients import it (docs/versioning.md).
+   */
+  requestName: string
   /** The success answer; its body schema becomes a named component. */
   success: {
     status: number

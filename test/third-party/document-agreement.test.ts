@@ -273,10 +273,12 @@ for (const operation of OPERATIONS) {
     async () => {
       const spec = document.paths[operation.path].post
       const pointer = `#/paths/${escape(operation.path)}/post`
-      const bodySchema = spec.requestBody.content['application/json'].schema
-      const validBody = validator(
-        `${pointer}/requestBody/content/application~1json/schema`,
-      )
+      // The body is a named component: generate from it, validate by it.
+      const bodyName = spec.requestBody.content['application/json'].schema.$ref
+        .split('/')
+        .pop()
+      const bodySchema = document.components.schemas[bodyName]
+      const validBody = validator(`#/components/schemas/${bodyName}`)
       const keyParameter = spec.parameters.findIndex(
         (p: Json) => p.name === 'Idempotency-Key',
       )
