@@ -1,0 +1,135 @@
+/**
+ * The breaking-change check of the OpenAPI document: compares `openapi.json`
+ * with the document as last released (`etc/openapi.released.json`) using
+ * api-smart-diff, and fails on any change it classifies as breaking
+ * (a removed or renamed schema, operation, `operationId`, required response
+ * field, request enum value or status, among others).
+ *
+ *   tsx scripts/openapi-diff.ts [released.json] [current.json]
+ *   tsx scripts/openapi-diff.ts --accept   moves the baseline (see below)
+ *
+ * A deliberate break moves the baseline with `--accept`, which refuses
+ * unless a pending changeset (`npx changeset`) declares a breaking bump of
+ * the package, so the break reaches CHANGELOG.md (docs/versioning.md).
+ */
+import { readdir, readFile, writeFile } from 'node:fs/promises'
+import { fileURLToPath } from 'node:url'
+import {
+  addNonBreaking,
+  apiCompare,
+  openapi3Rules,
+  operationChangeAnnotation,
+  type CompareRules,
+} from 'api-smart-diff'
+import packageJson from '../package.json' with { type: 'json' }
+
+const root = new URL('../', import.meta.url)
+/** Where the document as last released is kept, from the repository root. */
+export const RELEASED_DOCUMENT = 'etc/openapi.released.json'
+
+type Rules = Record<string, any>
+
+/**
+ * api-smart-diff's OpenAPI 3 rules, with one addition: a changed or removed
+ * `operationId` is breaking.
+ */
+function breakingChangeRules(): CompareRules {
+  const rules = openapi3Rules() as Rules
+  // @note The tool reads `operationId` as an annotation, but generated
+  // clients name their functions after it (`setClock()`), so renaming one
+  // breaks every caller as surely as removing the operation.
+  const operation = rules['/paths']['/*']['/*'] as Rules
+  operation['/operationId'] = {
+    $: addNonBreaking,
+    annotate: operationChangeAnnotation,
+  }
+  return rules as CompareRules
+}
+
+/**
+ * The changes from `released` to `current` that break a client of
+ * `released`, one line each; none when `current` is safe to ship.
+ *
+ * @example
+ * findBreakingChanges(released, current)
+ * // ['[Removed] operation DELETE /__sandbox/latency']
+ */
+export function findBreakingChanges(
+  released: unknown,
+  current: unknown,
+): string[] {
+  const { diffs } = apiCompare(released, current, {
+    rules: breakingChangeRules(),
+  })
+  return diffs
+    .filter((diff) => diff.type === 'breaking')
+    .map(
+      (diff) =>
+        // The tool describes changes under paths; components by their path.
+        diff.description ||
+        `[${diff.action}] ${diff.path.join('/')}${diff.after === undefined ? '' : ` → ${JSON.stringify(diff.after)}`}`,
+    )
+}
+
+/**
+ * Whether a pending changeset declares a breaking bump of the package:
+ * `major`, or `minor` before 1.0 (semver's rule for 0.x, which changesets
+ * follows).
+ */
+async function hasBreakingChangeset(): Promise<boolean> {
+  const folder = new URL('.changeset/', root)
+  const names = (await readdir(folder).catch(() => [])).filter(
+    (name) => name.endsWith('.md') && name !== 'README.md',
+  )
+  const breaking = packageJson.version.startsWith('0.')
+    ? ['major', 'minor']
+    : ['major']
+  for (const name of names) {
+    const text = await readFile(new URL(name, folder), 'utf8')
+    const bump = new RegExp(
+      `^["']?${packageJson.name}["']?:\\s*(\\w+)`,
+      'm',
+    ).exec(text)?.[1]
+    if (bump && breaking.includes(bump)) return true
+  }
+  return false
+}
+
+const readJson = async (path: string): Promise<unknown> =>
+  JSON.parse(await readFile(new URL(path, root), 'utf8'))
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const args = process.argv.slice(2)
+  if (args.includes('--accept')) {
+    if (!(await hasBreakingChangeset())) {
+      console.error(
+        `Refusing to move ${RELEASED_DOCUMENT}: no pending changeset declares a breaking bump of ${packageJson.name}. Run npx changeset first and say what breaks.`,
+      )
+      process.exit(1)
+    }
+    await writeFile(
+      new URL(RELEASED_DOCUMENT, root),
+      await readFile(new URL('openapi.json', root), 'utf8'),
+    )
+    console.log(`${RELEASED_DOCUMENT} now is openapi.json`)
+  } else {
+    const [releasedPath = RELEASED_DOCUMENT, currentPath = 'openapi.json'] =
+      args
+    const breaking = findBreakingChanges(
+      await readJson(releasedPath),
+      await readJson(currentPath),
+    )
+    if (breaking.length > 0) {
+      console.error(
+        `${currentPath} breaks clients of ${releasedPath} (${breaking.length} breaking changes):`,
+      )
+      for (const line of breaking) console.error(`  ${line}`)
+      console.error(
+        'Put it back, or, if the break is deliberate, add a changeset that says so (npx changeset, a breaking bump) and run npm run check:openapi-diff -- --accept.',
+      )
+      process.exitCode = 1
+    } else {
+      console.log(`${currentPath}: no breaking change from ${releasedPath}`)
+    }
+  }
+}
