@@ -17,9 +17,10 @@ import { fileURLToPath } from 'node:url'
 import {
   addNonBreaking,
   apiCompare,
+  openApi3AnnotateHook,
   openapi3Rules,
-  operationChangeAnnotation,
   type CompareRules,
+  type Diff,
 } from 'api-smart-diff'
 import packageJson from '../package.json' with { type: 'json' }
 
@@ -28,6 +29,14 @@ const root = new URL('../', import.meta.url)
 export const RELEASED_DOCUMENT = 'etc/openapi.released.json'
 
 type Rules = Record<string, any>
+
+/** The tool's verbs, as its own descriptions write them. */
+const ACTIONS = {
+  add: 'Added',
+  remove: 'Removed',
+  replace: 'Replaced',
+  rename: 'Renamed',
+} as const
 
 /**
  * api-smart-diff's OpenAPI 3 rules, with one addition: a changed or removed
@@ -39,10 +48,7 @@ function breakingChangeRules(): CompareRules {
   // clients name their functions after it (`setClock()`), so renaming one
   // breaks every caller as surely as removing the operation.
   const operation = rules['/paths']['/*']['/*'] as Rules
-  operation['/operationId'] = {
-    $: addNonBreaking,
-    annotate: operationChangeAnnotation,
-  }
+  operation['/operationId'] = { $: addNonBreaking }
   return rules as CompareRules
 }
 
@@ -60,24 +66,31 @@ export function findBreakingChanges(
 ): string[] {
   const { diffs } = apiCompare(released, current, {
     rules: breakingChangeRules(),
+    annotateHook: (diff, context) =>
+      diff.path.at(-1) === 'operationId'
+        ? `[${ACTIONS[diff.action]}] operationId of ${String(diff.path[2]).toUpperCase()} ${diff.path[1]}: ${diff.before} → ${diff.after}`
+        : openApi3AnnotateHook(diff, context),
   })
   return diffs
     .filter((diff) => diff.type === 'breaking')
-    .map(
-      (diff) =>
-        // The tool describes changes under paths; components by their path.
-        diff.description ||
-        `[${diff.action}] ${diff.path.join('/')}${diff.after === undefined ? '' : ` → ${JSON.stringify(diff.after)}`}`,
-    )
+    .map((diff) => diff.description || describe(diff))
 }
+
+/** A change the tool leaves undescribed: one under `components`. */
+const describe = ({ action, path, before, after }: Diff): string =>
+  `[${ACTIONS[action]}] ${path.join('/')}${action === 'remove' ? '' : `: ${JSON.stringify(before)} → ${JSON.stringify(after)}`}`
 
 /**
  * Whether a pending changeset declares a breaking bump of the package:
  * `major`, or `minor` before 1.0 (semver's rule for 0.x, which changesets
  * follows).
+ *
+ * @example
+ * if (!(await hasBreakingChangeset())) throw new Error('npx changeset first')
  */
-async function hasBreakingChangeset(): Promise<boolean> {
-  const folder = new URL('.changeset/', root)
+export async function hasBreakingChangeset(
+  folder: URL = new URL('.changeset/', root),
+): Promise<boolean> {
   const names = (await readdir(folder).catch(() => [])).filter(
     (name) => name.endsWith('.md') && name !== 'README.md',
   )

@@ -1,11 +1,13 @@
 import { execFile } from 'node:child_process'
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, expect, it } from 'vitest'
+import { pathToFileURL } from 'node:url'
 import {
   findBreakingChanges,
+  hasBreakingChangeset,
   RELEASED_DOCUMENT,
 } from '../scripts/openapi-diff.ts'
 import { renderOpenApi } from '../scripts/openapi.ts'
@@ -124,3 +126,15 @@ it('exits non-zero and names the change when the script runs on a copy with a re
   expect(result.stderr).toContain('components/schemas/Customer')
   expect(result.stderr).toContain('[Removed] operation POST /__sandbox/clock')
 }, 60_000)
+
+it('moves the baseline only under a pending changeset with a breaking bump (minor before 1.0)', async () => {
+  const folder = pathToFileURL(join(dir, 'changesets/'))
+  await mkdir(folder, { recursive: true })
+  expect(await hasBreakingChangeset(folder)).toBe(false)
+  const changeset = (bump: string) =>
+    `---\n'customer-token-sandbox': ${bump}\n---\n\nWhat changed.\n`
+  await writeFile(new URL('fix.md', folder), changeset('patch'))
+  expect(await hasBreakingChangeset(folder)).toBe(false)
+  await writeFile(new URL('break.md', folder), changeset('minor'))
+  expect(await hasBreakingChangeset(folder)).toBe(true)
+})
