@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises'
 import { afterEach, expect, it } from 'vitest'
 import { renderErrorCatalogue, renderOpenApi } from '../scripts/openapi.ts'
-import { createSandbox, ERROR_REGISTRY } from '../src/index.ts'
+import { createSandbox } from '../src/index.ts'
+import { ERROR_REGISTRY } from '../src/contract.ts'
 import { checkResponse } from './_openapi.ts'
 import { send, targets, type Client } from './_targets.ts'
 

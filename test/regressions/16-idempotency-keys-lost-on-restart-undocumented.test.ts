@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest'
-import { LEDGER } from '../../src/index.ts'
+import { LEDGER } from '../../src/contract.ts'
 import { startServer, tempDataFile } from '../_servers.ts'
 
 // A retry with an Idempotency-Key sent to a server with --data-file after

@@ -3,7 +3,8 @@ import addFormats from 'ajv-formats'
 import fc from 'fast-check'
 import { getResponse } from 'msw'
 import { beforeAll, expect, it } from 'vitest'
-import { createSandbox, DEMO_KEY_ONE } from '../../src/index.ts'
+import { createSandbox } from '../../src/index.ts'
+import { DEMO_KEY_ONE } from '../../src/fixtures.ts'
 
 // Issue 15: requests generated from the served document's own request
 // schemas, valid ones and one-mutation invalid ones, and every answer checked

@@ -8,7 +8,7 @@ import { promisify } from 'node:util'
 import { createClient as generateHeyApi } from '@hey-api/openapi-ts'
 import openapiTS, { astToString } from 'openapi-typescript'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { DEMO_KEY_ONE } from '../../src/index.ts'
+import { DEMO_KEY_ONE } from '../../src/fixtures.ts'
 import {
   createSandboxServer,
   type SandboxServer,
