@@ -8,9 +8,10 @@
  *   tsx scripts/openapi-diff.ts [released.json] [current.json]
  *   tsx scripts/openapi-diff.ts --accept   moves the baseline (see below)
  *
- * A deliberate break moves the baseline with `--accept`, which refuses
- * unless a pending changeset (`npx changeset`) declares a breaking bump of
- * the package, so the break reaches CHANGELOG.md (docs/versioning.md).
+ * `--accept` moves the baseline to `openapi.json`: at a release, and for a
+ * deliberate break, which it refuses unless a pending changeset
+ * (`npx changeset`) declares a breaking bump of the package, so that the
+ * break reaches CHANGELOG.md (docs/versioning.md).
  */
 import { readdir, readFile, writeFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
@@ -114,9 +115,15 @@ const readJson = async (path: string): Promise<unknown> =>
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const args = process.argv.slice(2)
   if (args.includes('--accept')) {
-    if (!(await hasBreakingChangeset())) {
+    // @note Additions move the baseline freely (at a release, so that they
+    // are held to from then on); a break only under a changeset saying so.
+    const breaking = findBreakingChanges(
+      await readJson(RELEASED_DOCUMENT),
+      await readJson('openapi.json'),
+    )
+    if (breaking.length > 0 && !(await hasBreakingChangeset())) {
       console.error(
-        `Refusing to move ${RELEASED_DOCUMENT}: no pending changeset declares a breaking bump of ${packageJson.name}. Run npx changeset first and say what breaks.`,
+        `Refusing to move ${RELEASED_DOCUMENT}: openapi.json has ${breaking.length} breaking changes and no pending changeset declares a breaking bump of ${packageJson.name}. Run npx changeset first and say what breaks.`,
       )
       process.exit(1)
     }
