@@ -109,6 +109,9 @@ export async function hasBreakingChangeset(
   return false
 }
 
+const count = (changes: string[]): string =>
+  `${changes.length} breaking change${changes.length === 1 ? '' : 's'}`
+
 const readJson = async (path: string): Promise<unknown> =>
   JSON.parse(await readFile(new URL(path, root), 'utf8'))
 
@@ -123,7 +126,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     )
     if (breaking.length > 0 && !(await hasBreakingChangeset())) {
       console.error(
-        `Refusing to move ${RELEASED_DOCUMENT}: openapi.json has ${breaking.length} breaking changes and no pending changeset declares a breaking bump of ${packageJson.name}. Run npx changeset first and say what breaks.`,
+        `Refusing to move ${RELEASED_DOCUMENT}: openapi.json has ${count(breaking)} and no pending changeset declares a breaking bump of ${packageJson.name}. Run npx changeset first and say what breaks.`,
       )
       process.exit(1)
     }
@@ -141,7 +144,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     )
     if (breaking.length > 0) {
       console.error(
-        `${currentPath} breaks clients of ${releasedPath} (${breaking.length} breaking changes):`,
+        `${currentPath} breaks clients of ${releasedPath} (${count(breaking)}):`,
       )
       for (const line of breaking) console.error(`  ${line}`)
       console.error(
