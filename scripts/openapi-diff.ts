@@ -41,7 +41,7 @@ const ACTIONS = {
 
 /**
  * api-smart-diff's OpenAPI 3 rules, with one addition: a changed or removed
- * `operationId` is breaking.
+ * `operationId` is breaking. (The other: `isRemovedEnumValue`.)
  */
 function breakingChangeRules(): CompareRules {
   const rules = openapi3Rules() as Rules
@@ -72,10 +72,22 @@ export function findBreakingChanges(
         ? `[${ACTIONS[diff.action]}] operationId of ${String(diff.path[2]).toUpperCase()} ${diff.path[1]}: ${diff.before} → ${diff.after}`
         : openApi3AnnotateHook(diff, context),
   })
-  return diffs
-    .filter((diff) => diff.type === 'breaking')
+  const lines = diffs
+    .filter((diff) => diff.type === 'breaking' || isRemovedEnumValue(diff))
     .map((diff) => diff.description || describe(diff))
+  // A change to a shared schema shows once per operation and status.
+  return [...new Set(lines)]
 }
+
+/**
+ * A value gone from an enum, in a request or an answer.
+ *
+ * @note The tool calls a value gone from an answer's enum harmless (the
+ * server sends less), but generated clients type the enum as a union, and
+ * `error.code === 'email_taken'` stops compiling once the value is gone.
+ */
+const isRemovedEnumValue = ({ action, path }: Diff): boolean =>
+  action === 'remove' && path.at(-2) === 'enum'
 
 /** A change the tool leaves undescribed: one under `components`. */
 const describe = ({ action, path, before, after }: Diff): string =>

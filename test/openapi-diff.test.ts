@@ -95,6 +95,15 @@ it('fails on a removed required response field, a removed request enum value and
   )
 })
 
+it('fails on an error code gone from the answers, which generated clients type as a union', () => {
+  const broken = current()
+  const code = broken.components.schemas.Problem.properties.code
+  code.enum = code.enum.filter((value: string) => value !== 'email_taken')
+  expect(findBreakingChanges(released, broken).join('\n')).toMatch(
+    /possible values of `code`|Problem\/properties\/code\/enum/,
+  )
+})
+
 it('passes an added operation and a changed description', () => {
   const grown = current()
   grown.info.description = 'Another description.'
