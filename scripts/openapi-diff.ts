@@ -73,7 +73,12 @@ export function findBreakingChanges(
         : openApi3AnnotateHook(diff, context),
   })
   const lines = diffs
-    .filter((diff) => diff.type === 'breaking' || isRemovedEnumValue(diff))
+    .filter(
+      (diff) =>
+        diff.type === 'breaking' ||
+        isRemovedEnumValue(diff) ||
+        isRemovedRequestField(diff),
+    )
     .map((diff) => diff.description || describe(diff))
   // A change to a shared schema shows once per operation and status.
   return [...new Set(lines)]
@@ -89,9 +94,28 @@ export function findBreakingChanges(
 const isRemovedEnumValue = ({ action, path }: Diff): boolean =>
   action === 'remove' && path.at(-2) === 'enum'
 
+/**
+ * A field gone from a request body.
+ *
+ * @note The tool calls it harmless (the server needs less), but the
+ * sandbox's bodies refuse unknown fields (`unknownFields: 'reject'`, and
+ * `additionalProperties: false` in the document): a client that still
+ * sends the field gets `422`.
+ */
+const isRemovedRequestField = ({ action, path }: Diff): boolean =>
+  action === 'remove' &&
+  path[3] === 'requestBody' &&
+  path.at(-2) === 'properties'
+
 /** A change the tool leaves undescribed: one under `components`. */
 const describe = ({ action, path, before, after }: Diff): string =>
-  `[${ACTIONS[action]}] ${path.join('/')}${action === 'remove' ? '' : `: ${JSON.stringify(before)} → ${JSON.stringify(after)}`}`
+  `[${ACTIONS[action]}] ${path.join('/')}${action === 'remove' ? '' : `: ${brief(before)} → ${brief(after)}`}`
+
+/** A value in at most 60 characters: a schema's JSON can be long. */
+const brief = (value: unknown): string => {
+  const text = JSON.stringify(value) ?? 'nothing'
+  return text.length > 60 ? `${text.slice(0, 59)}…` : text
+}
 
 /**
  * Whether a pending changeset declares a breaking bump of the package:

@@ -95,6 +95,16 @@ it('fails on a removed required response field, a removed request enum value and
   )
 })
 
+it('fails on a field gone from a request body, which the server then refuses as unknown', () => {
+  const broken = current()
+  const body = broken.components.schemas.CreateCustomerRequest
+  delete body.properties.email
+  body.required = ['name']
+  expect(findBreakingChanges(released, broken)).toContain(
+    '[Removed] property `email` in Request Body content (application/json)',
+  )
+})
+
 it('fails on an error code gone from the answers, which generated clients type as a union', () => {
   const broken = current()
   const code = broken.components.schemas.Problem.properties.code
