@@ -216,15 +216,31 @@ function startReplica(bin, store, n) {
   return { ...replica, url }
 }
 
+/** How long a process may take to stop on SIGTERM before it is killed. */
+const STOP_TIMEOUT_MS = 10_000
+
+/** Sends SIGTERM, and SIGKILL if `exited` has not come within the timeout. */
+async function terminate({ child, exited }) {
+  if (child.exitCode !== null || child.signalCode !== null) return
+  child.kill('SIGTERM')
+  let timer
+  const late = new Promise((done) => {
+    timer = setTimeout(done, STOP_TIMEOUT_MS, 'late')
+  })
+  if ((await Promise.race([exited, late])) === 'late') {
+    child.kill('SIGKILL')
+    await exited
+  }
+  clearTimeout(timer)
+}
+
 async function stop({ proxy, replicas, redis, dir }) {
   await proxy?.close()
   // @note The replicas first, so that none is left answering 503 for a
   // Redis that is already gone.
-  for (const { child } of replicas) child.kill('SIGTERM')
-  await Promise.all(replicas.map(({ exited }) => exited))
-  // @note SIGTERM, not SIGKILL: Redis fsyncs its append-only file on the way out.
-  redis?.child.kill('SIGTERM')
-  await redis?.exited
+  await Promise.all(replicas.map(terminate))
+  // @note SIGTERM first: Redis fsyncs its append-only file on the way out.
+  if (redis) await terminate(redis)
   if (dir) await rm(dir, { recursive: true, force: true })
 }
 
