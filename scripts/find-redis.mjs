@@ -129,7 +129,11 @@ async function stopNewService(before, log) {
   for (const pid of started) {
     for (let waited = 0; isAlive(pid) && waited < 5000; waited += 100)
       await sleep(100)
-    if (isAlive(pid)) process.kill(pid, 'SIGKILL')
+    try {
+      if (isAlive(pid)) process.kill(pid, 'SIGKILL')
+    } catch {
+      // @note It ended between the check and the kill.
+    }
   }
 }
 
@@ -156,6 +160,14 @@ function findInstalled(path) {
   return undefined
 }
 
+/**
+ * The path of a `redis-server` (or `valkey-server`) to run; installs Debian's
+ * package when `install` is true and none is found.
+ *
+ * @example
+ * const binary = await findRedisServer({ install: false })
+ * @see findChromium in ./find-chromium.mjs, the same for the browser tests
+ */
 export async function findRedisServer({
   env = process.env,
   install = process.getuid?.() === 0 && existsSync('/usr/bin/apt-get'),

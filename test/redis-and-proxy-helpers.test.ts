@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http'
 import { readdir } from 'node:fs/promises'
 import { createClient } from '@redis/client'
 import { expect, it, onTestFinished } from 'vitest'
+import { findRedisServer } from '../scripts/find-redis.mjs'
 import { startRoundRobinProxy } from './_proxy.ts'
 import { commandStats, startRedis } from './_redis.ts'
 
@@ -45,6 +46,16 @@ async function startEcho(name: string): Promise<string> {
   const address = server.address()
   return `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`
 }
+
+it('takes REDIS_SERVER first, and names it in one line when nothing can be run there', async () => {
+  const found = await findRedisServer({ install: false })
+  expect(await findRedisServer({ env: { REDIS_SERVER: found } })).toBe(found)
+  await expect(
+    findRedisServer({ env: { REDIS_SERVER: '/no/such/redis-server' } }),
+  ).rejects.toThrow(
+    /^REDIS_SERVER is \/no\/such\/redis-server, and there is no program there that can be run\.$/,
+  )
+})
 
 it('starts a Redis on a free loopback port that answers PING, with its append-only file in its folder', async () => {
   const redis = await startRedis()
