@@ -10,6 +10,7 @@ import {
   type Scenario,
   type ScenarioEffect,
   type ScenarioOptions,
+  type TakeReceipt,
 } from './scenarios.ts'
 
 /**
@@ -93,7 +94,10 @@ export interface AccountControlsRegistry {
   takeScenario(
     accountId: string,
     operation: Operation,
+    receipt?: TakeReceipt,
   ): ScenarioEffect | undefined
+  /** Gives back a take of `accountId`'s queue (a take a fleet did not store). */
+  untakeScenario(accountId: string, receipt: TakeReceipt): void
   /** The accounts with a clock of their own, for saving. */
   clocks(): { account_id: string; now: string; frozen: boolean }[]
   /** Forgets every account's controls; with `keepQueues`, the queues and journal views stay. */
@@ -239,9 +243,14 @@ export function createAccountControls(shared: {
       if (accountId == null || states.size === 0) return shared.clock
       return states.get(accountId)?.clock ?? shared.clock
     },
-    takeScenario(accountId, operation) {
+    takeScenario(accountId, operation, receipt) {
       if (states.size === 0) return undefined
-      return states.get(accountId)?.queue?.take(operation)
+      return states.get(accountId)?.queue?.take(operation, receipt)
+    },
+    untakeScenario(accountId, receipt) {
+      const state = stateOf(accountId)
+      state.queue ??= createScenarios(false, shared.maxScenarios)
+      state.queue.untake(receipt)
     },
     clocks() {
       const out: { account_id: string; now: string; frozen: boolean }[] = []
