@@ -550,6 +550,10 @@ export async function createSandboxServer(
     },
     (req: IncomingMessage, res: ServerResponse) => {
       const run = (): void => {
+        // @note A client that sent its requests and left gets none of the
+        // answers: work on them would only hold the event loop (thousands of
+        // pipelined admin reads). Nothing more is run on this connection.
+        if (req.socket.destroyed || res.destroyed) return
         const started = performance.now()
         try {
           serve(req, res, started).catch((error: unknown) =>
