@@ -125,6 +125,7 @@ export function createSandboxCore(
       journal,
       afterSet: resolved.clockAfterSet,
       maxScenarios: resolved.limits.scenarios,
+      maxScenariosPerAccount: resolved.limits.scenariosPerAccount,
       onClockChange: changed,
     }),
     ...dataParts,
