@@ -13,6 +13,7 @@ import {
   type FileHandle,
 } from 'node:fs/promises'
 import { constants } from 'node:buffer'
+import { readFileSync } from 'node:fs'
 import { dirname, basename, join, resolve as resolvePath } from 'node:path'
 import { createInterface } from 'node:readline'
 import type { CreatedRecord } from './db.ts'
@@ -462,15 +463,40 @@ async function settled(sandbox: SandboxCore): Promise<void> {
   }
 }
 
+/**
+ * Whether `pid` is a live process. @note A process killed with SIGKILL
+ * stays in the process table as a zombie until its parent reaps it, for
+ * good under a PID 1 that never reaps (a container's shell), and
+ * `kill(pid, 0)` still finds it: where `/proc` shows the process's state,
+ * a zombie (`Z`) or a dying process (`X`) counts as dead.
+ */
 function isRunning(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false
   try {
     process.kill(pid, 0)
-    return true
   } catch (error) {
     // EPERM: it runs, as another user.
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false
   }
+  return !isDead(processState(pid))
+}
+
+const isDead = (state: string | undefined): boolean =>
+  state === 'Z' || state === 'X' || state === 'x'
+
+/**
+ * The state letter of `pid` in `/proc/<pid>/stat` (`R`, `S`, `Z`, …), or
+ * `undefined` where there is no `/proc`. The name before it is in
+ * parentheses and may hold spaces and `)`: the state follows the last `)`.
+ */
+function processState(pid: number): string | undefined {
+  let stat: string
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+  } catch {
+    return undefined
+  }
+  return stat.slice(stat.lastIndexOf(')') + 2)[0]
 }
 
 /** What a completed snapshot (compaction) of the data file reports. */
