@@ -354,10 +354,8 @@ export async function lockDataFile(path: string): Promise<DataFileLock> {
   const lockPath = `${path}.lock`
   const temp = join(dirname(path), `.${basename(path)}.lock.${process.pid}.tmp`)
   const pid = String(process.pid)
-  await writeFile(temp, pid).catch((error: Error) => {
-    throw new DataFileError(
-      `Cannot create the lock file ${lockPath}: ${error.message}`,
-    )
+  await writeFile(temp, pid).catch((error: NodeJS.ErrnoException) => {
+    throw cannotLock(path, lockPath, error)
   })
   try {
     for (let attempt = 0; ; attempt++) {
@@ -368,9 +366,7 @@ export async function lockDataFile(path: string): Promise<DataFileLock> {
         break
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
-          throw new DataFileError(
-            `Cannot create the lock file ${lockPath}: ${(error as Error).message}`,
-          )
+          throw cannotLock(path, lockPath, error as NodeJS.ErrnoException)
         }
       }
       const holder = Number(
@@ -408,6 +404,37 @@ export async function lockDataFile(path: string): Promise<DataFileLock> {
     throw error
   }
   return lock
+}
+
+// What the folder of a data file lacks, by the code of a failed create.
+const FOLDER_FAULTS: Record<string, string> = {
+  EACCES: 'is not writable by this user',
+  EPERM: 'is not writable by this user',
+  EROFS: 'is on a read-only file system',
+  ENOENT: 'does not exist',
+  ENOTDIR: 'is not a folder',
+}
+
+/**
+ * Why the lock of `path` cannot be made, in the user's terms: what its
+ * folder lacks, not which file of ours the system refused.
+ */
+function cannotLock(
+  path: string,
+  lockPath: string,
+  error: NodeJS.ErrnoException,
+): DataFileError {
+  const fault = FOLDER_FAULTS[error.code ?? '']
+  if (fault === undefined) {
+    return new DataFileError(
+      `Cannot create the lock file ${lockPath}: ${error.message}`,
+    )
+  }
+  const folder = dirname(path)
+  return new DataFileError(
+    (naming) =>
+      `The data file ${path} cannot be used: its folder ${folder} ${fault} (${error.code}). The server writes its lock (${basename(lockPath)}) and each save of the data beside the file, so the folder must exist and be writable: ${error.code === 'ENOENT' || error.code === 'ENOTDIR' ? 'create it' : 'make it writable'}, or give ${naming.name('dataFile')} a path in a folder that is.`,
+  )
 }
 
 const inUse = (path: string, holder: number, lockPath: string) =>
