@@ -31,6 +31,7 @@ import {
 import { createScenarios } from './request/scenarios.ts'
 import {
   insertSavedData,
+  checkSessionRules,
   parseSession,
   seedDefaultData,
 } from './model/seeding.ts'
@@ -84,6 +85,7 @@ export function createSandboxCore(
       ? { ...(session.options as SandboxOptions), ...explicit }
       : explicit,
   )
+  if (session) checkSessionRules(session, resolved)
   const seed = session?.data.seed ?? resolved.seed
   let revision = 0
   const changed = (): void => {
