@@ -66,22 +66,22 @@ export function createPacer(): Pacer {
 
 /**
  * The pieces of `value`'s JSON, in order: its plain objects are walked to
- * the depth where the sandbox's answers keep their lists, and each item of
- * a list (a record) is one piece. Joined, they are `JSON.stringify(value)`.
+ * the depth where the sandbox's answers keep their lists, and each batch of
+ * a list's items (records) is one piece. Joined, they are `JSON.stringify(value)`.
  *
  * @example
  * [...jsonPieces({ a: [1, 2] })].join('') // '{"a":[1,2]}'
  */
 export function* jsonPieces(value: unknown, depth = 0): Generator<string> {
   if (Array.isArray(value)) {
-    yield '['
-    for (let i = 0; i < value.length; i++) {
-      const item: unknown = value[i]
-      // JSON.stringify writes null for what it cannot write in an array.
-      const text = isSkipped(item) ? 'null' : JSON.stringify(item)
-      yield i === 0 ? text : `,${text}`
+    // @note A batch of records is one native JSON.stringify, far cheaper
+    // than one call (and one string to join) per record; cut out of its
+    // brackets, it is the same text, nulls for holes included.
+    for (let i = 0; i < value.length; i += BATCH) {
+      const text = JSON.stringify(value.slice(i, i + BATCH))
+      yield i === 0 ? text.slice(0, -1) : `,${text.slice(1, -1)}`
     }
-    yield ']'
+    yield value.length === 0 ? '[]' : ']'
     return
   }
   if (depth < MAX_DEPTH && isPlainObject(value)) {
@@ -102,6 +102,9 @@ export function* jsonPieces(value: unknown, depth = 0): Generator<string> {
 
 // `export` keeps its records at `data.customers`: two objects deep.
 const MAX_DEPTH = 2
+
+// Records per piece of a list: some 40 KB of customers.
+const BATCH = 256
 
 const isSkipped = (value: unknown): boolean =>
   value === undefined ||
