@@ -72,7 +72,7 @@ export function createPacer(): Pacer {
  * @example
  * [...jsonPieces({ a: [1, 2] })].join('') // '{"a":[1,2]}'
  */
-export function* jsonPieces(value: unknown, depth = 0): Generator<string> {
+function* jsonPieces(value: unknown, depth = 0): Generator<string> {
   if (Array.isArray(value)) {
     // @note A batch of records is one native JSON.stringify, far cheaper
     // than one call (and one string to join) per record; cut out of its
