@@ -8,8 +8,6 @@ import { runCli, startCli } from './_servers.ts'
 // a team runs the sandbox: every promise of a single server holds for the
 // fleet, and so does every promise about faults.
 
-type Cli = Awaited<ReturnType<typeof startCli>>
-
 const auth = { authorization: `Bearer ${DEMO_KEY_ONE}` }
 const jsonHeaders = { ...auth, 'content-type': 'application/json' }
 

@@ -32,7 +32,7 @@ it('keeps the fixtures and the contract tables out of the root export', async ()
   const main = await import('customer-token-sandbox')
   const fixtures = await import('customer-token-sandbox/fixtures')
   const contract = await import('customer-token-sandbox/contract')
-  expect(Object.keys(main).sort()).toEqual([
+  expect(Object.keys(main).toSorted()).toEqual([
     'SandboxError',
     'createSandbox',
     'maskSecret',

@@ -532,13 +532,13 @@ const isDead = (state: string | undefined): boolean =>
  * parentheses and may hold spaces and `)`: the state follows the last `)`.
  */
 function processState(pid: number): string | undefined {
-  let stat: string
+  let line: string
   try {
-    stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    line = readFileSync(`/proc/${pid}/stat`, 'utf8')
   } catch {
     return undefined
   }
-  return stat.slice(stat.lastIndexOf(')') + 2)[0]
+  return line.slice(line.lastIndexOf(')') + 2)[0]
 }
 
 /** What a completed snapshot (compaction) of the data file reports. */

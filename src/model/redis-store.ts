@@ -366,26 +366,26 @@ export async function openRedisStore(
   function createJournal(limit: number): SharedJournal {
     const key = `${namespace}:{sandbox}:journal`
     const marks = `${namespace}:{sandbox}:journal-marks`
-    let batch: string[] = []
-    let flushing: Promise<unknown> = Promise.resolve()
-    const flush = (): Promise<unknown> => {
-      if (batch.length === 0) return flushing
-      const args = [String(limit), ...batch]
-      batch = []
-      flushing = scripts.journal
+    let queued: string[] = []
+    let written: Promise<unknown> = Promise.resolve()
+    const write = (): Promise<unknown> => {
+      if (queued.length === 0) return written
+      const args = [String(limit), ...queued]
+      queued = []
+      written = scripts.journal
         .then((sha) => client.evalSha(sha, { keys: [key], arguments: args }))
         .catch(reloadScripts(JOURNAL, [key], args))
         // An entry lost with Redis away is one line of a log, never a write.
         .catch(() => {})
-      return flushing
+      return written
     }
     return {
       append(entry) {
-        if (batch.length === 0) setImmediate(flush)
-        batch.push(JSON.stringify(entry))
+        if (queued.length === 0) setImmediate(write)
+        queued.push(JSON.stringify(entry))
       },
       async list({ limit: most = limit, accountId }) {
-        await flush()
+        await write()
         const [texts, mark] = await Promise.all([
           client.lRange(key, -limit, -1),
           accountId === undefined
@@ -406,7 +406,7 @@ export async function openRedisStore(
         return entries
       },
       async clear(accountId) {
-        await flush()
+        await write()
         if (accountId === undefined) {
           await client.del([key, marks])
           return

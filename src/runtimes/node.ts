@@ -374,7 +374,7 @@ export async function createSandboxServer(
               hit: (key, windowMs) => redis!.hit!(key, windowMs),
               journal: {
                 append: (entry) => redis!.journal!.append(entry),
-                list: (options) => redis!.journal!.list(options),
+                list: (filter) => redis!.journal!.list(filter),
                 clear: (accountId) => redis!.journal!.clear(accountId),
               },
               version: () => redis!.version!(),
