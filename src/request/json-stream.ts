@@ -25,15 +25,16 @@ export interface Pacer {
   turn(): Promise<void>
 }
 
-/** The host's quickest way to let the event loop run: `setImmediate` on Node, a timer elsewhere. */
+// The host's quickest way to let the event loop run, where it has one
+// (Node). @note A page or worker serves one user and no health check: it
+// is not paced, and a test's fake timers (which stop every timer of the
+// page) cannot hold its answers back.
+const immediate = (
+  globalThis as { setImmediate?: (callback: () => void) => unknown }
+).setImmediate
+
 const yieldToLoop = (): Promise<void> =>
-  new Promise((resolve) => {
-    const immediate = (
-      globalThis as { setImmediate?: (callback: () => void) => unknown }
-    ).setImmediate
-    if (immediate) immediate(resolve)
-    else setTimeout(resolve, 0)
-  })
+  new Promise((resolve) => immediate!(resolve))
 
 /**
  * Creates the pacer of one sandbox: its streams share one budget of
@@ -48,6 +49,7 @@ export function createPacer(): Pacer {
   let waiting: Promise<void> | undefined
   return {
     async turn() {
+      if (!immediate) return
       // @note Every waiter wakes in the same turn: each looks again, so that
       // the ones past the budget wait for the next turn instead of all
       // working at once.
