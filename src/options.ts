@@ -56,7 +56,7 @@ export interface LatencyOptions {
 
 /**
  * The one options object of `createSandbox()`. Every field is optional; the
- * README's assumption table says which gap of the interface each one fills.
+ * assumption table (docs/reference/assumptions.md) says which gap of the interface each one fills.
  */
 export interface SandboxOptions {
   /**
