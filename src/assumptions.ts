@@ -285,7 +285,7 @@ export const LEDGER: readonly LedgerItem[] = [
   {
     id: 'idempotency',
     interface: 'Not shown (retries).',
-    default: `\`Idempotency-Key\` (IETF draft): the same key, account, operation and body within ${D.idempotency.ttlSeconds / 3600} h replays the first answer with \`Idempotent-Replayed: true\`. At most ${n(D.idempotency.maxEntriesPerAccount)} live keys per account and ${n(D.idempotency.maxEntries)} in all: a new key past either is \`409 limit_reached\`, since dropping a live key would turn its retry into a duplicate. Keys live in memory only: \`reset()\`, \`load()\`, \`restore()\` and a restart of the server forget them (a \`--data-file\` keeps the records, not the keys), so a retry sent after one of these creates its record again.`,
+    default: `\`Idempotency-Key\` (IETF draft): the same key, account, operation and body within ${D.idempotency.ttlSeconds / 3600} h replays the first answer with \`Idempotent-Replayed: true\`. At most ${n(D.idempotency.maxEntriesPerAccount)} live keys per account and ${n(D.idempotency.maxEntries)} in all: a new key past either is \`409 limit_reached\`, since dropping a live key would turn its retry into a duplicate. A server's \`--data-file\` keeps each answered key with the record it replays (one line, one fdatasync), so a retry after a restart, a \`kill -9\` included, is still a replay; in-process the keys live in memory. \`reset()\`, \`load()\` and \`restore()\` forget them, so a retry sent after one of these creates its record again.`,
     option: 'idempotency',
     value: (o) => o.idempotency,
   },
@@ -294,7 +294,7 @@ export const LEDGER: readonly LedgerItem[] = [
     interface:
       'What a successful response promises about storage, and the answer to a write the service cannot store: not shown.',
     default:
-      "Without a data file, records live in memory until the process ends. With the server's `--data-file` (`dataFile`), `201` is sent only once the record is on disk (appended and fdatasync'ed); a write that cannot be stored (disk full, file too large, read-only, I/O error) is not kept and answers `503 storage_unavailable` with `Retry-After: 5`, and `GET /__sandbox/health` answers `503 degraded` until a write succeeds.",
+      "Without a data file, records live in memory until the process ends. With the server's `--data-file` (`dataFile`), `201` is sent only once the record is on disk (appended and fdatasync'ed); a write that cannot be stored (disk full, file too large, read-only, I/O error) is not kept and answers `503 storage_unavailable` with `Retry-After: 5`, and `GET /__sandbox/health` answers `503 degraded` until a write succeeds. A server restarted on a full disk starts read-only on the data it read: reads and the admin surface answer, writes are `503 storage_unavailable` until one fits. Queued scenarios and the latency are kept too, and a queued fault is taken once: a restart does not bring it back.",
     option: null,
   },
 ]

@@ -3,7 +3,14 @@ import { sandboxRoutes } from '../handlers/sandbox.ts'
 import { accountRoutes } from '../handlers/account.ts'
 import { createAccountControls } from './request/account-controls.ts'
 import { createClock } from './model/clock.ts'
-import type { SandboxContext, StorageHook } from './request/context.ts'
+import type { SandboxContext } from './request/context.ts'
+import type { DurableExtras, Store } from './model/store.ts'
+import {
+  SavedIdempotencyKeySchema,
+  SavedScenariosSchema,
+  type SandboxData,
+} from './model/schemas.ts'
+import { z } from 'zod'
 import { createDatabase, type Database } from './model/db.ts'
 import { createIdempotencyStore } from './request/idempotency.ts'
 import {
@@ -38,7 +45,7 @@ import {
 /** What a host (the server) gives the core besides options. */
 export interface SandboxAdapter {
   /** Durable storage: each write is stored before it is answered. */
-  storage?: StorageHook
+  storage?: Store
 }
 
 /**
@@ -75,6 +82,8 @@ export function createSandboxCore(
    * browser tab's), which replaces the records and not this copy's log.
    */
   adopt(input: unknown): Promise<void>
+  /** What a durable store keeps and puts back beside the data (see `DurableState`). */
+  durable: DurableState
 } {
   const { from, ...explicit } = options
   const session = from === undefined ? undefined : parseSession(from)
@@ -172,7 +181,83 @@ export function createSandboxCore(
       ctx.journal.record(entry as unknown as JournalEntry)
     restoreSavedClocks(ctx, session.data)
   }
-  return { sandbox, router, adopt }
+  return { sandbox, router, adopt, durable: createDurableState(ctx, sandbox) }
+}
+
+/**
+ * The state a durable store keeps so that a restart changes nothing a client
+ * sees: the data (`dump()`), with the answered idempotency keys and the
+ * queued scenarios beside it.
+ */
+export interface DurableState {
+  /** Everything to store: the data format's, keys and scenarios beside it. */
+  dump(): SandboxData & DurableExtras
+  /** Settles once no seeding is under way, even one a reset started meanwhile. */
+  settled(): Promise<void>
+  /**
+   * Puts back the keys and scenarios that `dump()` gave, after the data
+   * itself was loaded. Throws a `TypeError` naming the first thing that is
+   * not in the format.
+   */
+  restore(input: Partial<Record<keyof DurableExtras, unknown>>): void
+}
+
+function createDurableState(
+  ctx: SandboxContext,
+  sandbox: SandboxCore,
+): DurableState {
+  return {
+    dump() {
+      const queue = ctx.scenarios.list()
+      const accounts = ctx.accounts.queues()
+      const latency = ctx.scenarios.latency()
+      const unchanged =
+        queue.length === 0 &&
+        accounts.length === 0 &&
+        JSON.stringify(latency) === JSON.stringify(ctx.options.latency)
+      return {
+        ...sandbox.dump(),
+        ...(!unchanged && { scenarios: { latency, queue, accounts } }),
+        idempotency_keys: ctx.idempotency.saved(ctx.clock.now().getTime()),
+      }
+    },
+    async settled() {
+      let ready: Promise<void> | undefined
+      while (ready !== ctx.ready) {
+        ready = ctx.ready
+        await ready
+      }
+    },
+    restore({ idempotency_keys, scenarios }) {
+      const parse = <T>(
+        schema: z.ZodType<T>,
+        name: string,
+        value: unknown,
+      ): T => {
+        const result = schema.safeParse(value)
+        if (result.success) return result.data
+        const issue = result.error.issues[0]!
+        throw new TypeError(
+          `${[name, ...issue.path].join('.')}: ${issue.message}.`,
+        )
+      }
+      if (idempotency_keys !== undefined) {
+        ctx.idempotency.restore(
+          parse(
+            z.array(SavedIdempotencyKeySchema),
+            'idempotency_keys',
+            idempotency_keys,
+          ),
+        )
+      }
+      if (scenarios !== undefined) {
+        const saved = parse(SavedScenariosSchema, 'scenarios', scenarios)
+        ctx.scenarios.latency(saved.latency)
+        ctx.scenarios.restore(saved.queue)
+        ctx.accounts.restoreQueues(saved.accounts)
+      }
+    },
+  }
 }
 
 /**

@@ -8,6 +8,7 @@ import {
   realpath,
   rename,
   stat,
+  symlink,
   unlink,
   writeFile,
   type FileHandle,
@@ -15,9 +16,8 @@ import {
 import { constants } from 'node:buffer'
 import { dirname, basename, join, resolve as resolvePath } from 'node:path'
 import { createInterface } from 'node:readline'
-import type { CreatedRecord } from './db.ts'
 import type { SandboxData } from './schemas.ts'
-import type { SandboxCore } from '../sandbox.ts'
+import type { DurableExtras, Store, StoreFault, StoreWrite } from './store.ts'
 import {
   OptionsError,
   type Explain,
@@ -41,13 +41,10 @@ export class DataFileError extends OptionsError {
 }
 
 /** The storage error in force after a failed write of the data file. */
-export interface StorageFault {
-  /** The system's error code, e.g. `ENOSPC`, `EFBIG`, `EIO`, `EROFS`. */
-  code: string
-  message: string
-  /** When the first write of this outage failed (wall clock, ISO 8601). */
-  since: string
-}
+export type StorageFault = StoreFault
+
+// The errors of a disk (or quota, or file size limit) with no room left.
+const OUT_OF_SPACE = new Set(['ENOSPC', 'EDQUOT', 'EFBIG'])
 
 // The kinds of record a line after the first one may hold.
 const LINE_KINDS = {
@@ -55,7 +52,8 @@ const LINE_KINDS = {
   api_key: 'api_keys',
   customer: 'customers',
   token: 'tokens',
-} as const satisfies Record<string, keyof SandboxData>
+  idempotency_key: 'idempotency_keys',
+} as const satisfies Record<string, keyof (SandboxData & DurableExtras)>
 
 /**
  * Reads a data file: the sandbox data its snapshot and log lines add up to,
@@ -167,15 +165,13 @@ export async function readDataFile(path: string): Promise<unknown> {
       return
     }
     const entries =
-      value !== null && typeof value === 'object' ? Object.entries(value) : []
-    const [kind, record] = entries[0] ?? []
-    const list =
-      entries.length === 1 &&
-      kind !== undefined &&
-      Object.hasOwn(LINE_KINDS, kind)
-        ? data[LINE_KINDS[kind as keyof typeof LINE_KINDS]]
-        : undefined
-    if (!Array.isArray(list)) {
+      value !== null && typeof value === 'object' && !Array.isArray(value)
+        ? Object.entries(value)
+        : []
+    // One record, the key that replays it, or both (one write, one line).
+    const known = entries.every(([kind]) => Object.hasOwn(LINE_KINDS, kind))
+    const records = entries.filter(([kind]) => kind !== 'idempotency_key')
+    if (entries.length === 0 || !known || records.length > 1) {
       throw unusable(
         at,
         `expected one of ${Object.keys(LINE_KINDS)
@@ -183,7 +179,13 @@ export async function readDataFile(path: string): Promise<unknown> {
           .join(', ')}`,
       )
     }
-    list.push(record)
+    for (const [kind, record] of entries) {
+      const name = LINE_KINDS[kind as keyof typeof LINE_KINDS]
+      // A snapshot written before keys were kept has no list for them.
+      const list = (data[name] ??= []) as unknown[]
+      if (!Array.isArray(list)) throw unusable(at, `"${name}" is not a list`)
+      list.push(record)
+    }
   }
 }
 
@@ -242,14 +244,21 @@ const tempPath = (path: string): string =>
  */
 export async function writeSnapshot(
   path: string,
-  data: SandboxData,
+  data: SandboxData & Partial<DurableExtras>,
 ): Promise<number> {
   const temp = tempPath(path)
   let bytes = 0
   try {
     const file = await open(temp, 'w', 0o600)
     try {
-      const { accounts, api_keys, customers, tokens, ...head } = data
+      const {
+        accounts,
+        api_keys,
+        customers,
+        tokens,
+        idempotency_keys = [],
+        ...head
+      } = data
       // @note One record per line and one buffer per ~1 MB: no single string
       // ever holds the whole state, so no state is too large to write.
       let chunk = `${JSON.stringify({ ...head, accounts: [], api_keys: [], customers: [], tokens: [] })}\n`
@@ -264,6 +273,7 @@ export async function writeSnapshot(
         ['api_key', api_keys],
         ['customer', customers],
         ['token', tokens],
+        ['idempotency_key', idempotency_keys],
       ] as const) {
         for (const record of list) {
           chunk += `{"${kind}":${JSON.stringify(record)}}\n`
@@ -353,50 +363,55 @@ export async function lockDataFile(path: string): Promise<DataFileLock> {
   const lockPath = `${path}.lock`
   const temp = join(dirname(path), `.${basename(path)}.lock.${process.pid}.tmp`)
   const pid = String(process.pid)
-  await writeFile(temp, pid).catch((error: Error) => {
-    throw new DataFileError(
-      `Cannot create the lock file ${lockPath}: ${error.message}`,
-    )
-  })
-  try {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        // @note link() fails if the lock exists, and never shows a lock file
-        // without its pid, as open(O_EXCL) followed by a write would.
-        await link(temp, lockPath)
-        break
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
-          throw new DataFileError(
-            `Cannot create the lock file ${lockPath}: ${(error as Error).message}`,
-          )
-        }
-      }
-      const holder = Number(
-        (await readFile(lockPath, 'utf8').catch(() => '')).trim(),
+  // @note On a full disk no file can hold the pid: the lock is then a
+  // symbolic link whose target is the pid, which needs no data block and is
+  // made in one step too, so a server restarts there (read-only).
+  const full = await writeFile(temp, pid).then(
+    () => false,
+    async (error: NodeJS.ErrnoException) => {
+      await unlink(temp).catch(() => {})
+      if (OUT_OF_SPACE.has(error.code ?? '')) return true
+      throw new DataFileError(
+        `Cannot create the lock file ${lockPath}: ${error.message}`,
       )
-      // @note Containers hand out the same small pids again: a lock with our
-      // pid that this process does not hold is a killed server's.
-      const ours =
-        holder === process.pid && !heldLocks.has(resolvePath(lockPath))
-      if (attempt < 2 && (ours || !isRunning(holder))) {
-        // The holder died without releasing it (kill -9): take it over.
-        await unlink(lockPath).catch(() => {})
-        continue
+    },
+  )
+  for (let attempt = 0; ; attempt++) {
+    try {
+      // @note link() and symlink() fail if the lock exists, and never show
+      // a lock without its pid, as open(O_EXCL) followed by a write would.
+      if (full) await symlink(pid, lockPath)
+      else await link(temp, lockPath)
+      break
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
+        await unlink(temp).catch(() => {})
+        throw new DataFileError(
+          `Cannot create the lock file ${lockPath}: ${(error as Error).message}`,
+        )
       }
-      throw inUse(path, holder, lockPath)
     }
-  } finally {
+    const holder = await lockHolder(lockPath)
+    // @note Containers hand out the same small pids again: a lock with our
+    // pid that this process does not hold is a killed server's.
+    const ours = holder === process.pid && !heldLocks.has(resolvePath(lockPath))
+    if (attempt < 2 && (ours || !isRunning(holder))) {
+      // The holder died without releasing it (kill -9): take it over.
+      await unlink(lockPath).catch(() => {})
+      continue
+    }
     await unlink(temp).catch(() => {})
+    throw inUse(path, holder, lockPath)
   }
+  await unlink(temp).catch(() => {})
   let released = false
   heldLocks.add(resolvePath(lockPath))
   const lock: DataFileLock = {
     async release() {
       if (released) return
       released = true
-      const holder = await readFile(lockPath, 'utf8').catch(() => '')
-      if (holder.trim() === pid) await unlink(lockPath).catch(() => {})
+      if ((await lockHolder(lockPath)) === process.pid)
+        await unlink(lockPath).catch(() => {})
       heldLocks.delete(resolvePath(lockPath))
     },
   }
@@ -407,6 +422,17 @@ export async function lockDataFile(path: string): Promise<DataFileLock> {
     throw error
   }
   return lock
+}
+
+/**
+ * The pid a lock names: the target of its link, or the content of a lock
+ * file that an earlier release wrote (0 when it names none).
+ */
+async function lockHolder(lockPath: string): Promise<number> {
+  const text = await readlink(lockPath).catch(() =>
+    readFile(lockPath, 'utf8').catch(() => ''),
+  )
+  return Number(text.trim())
 }
 
 const inUse = (path: string, holder: number, lockPath: string) =>
@@ -439,9 +465,7 @@ async function refuseOtherNames(path: string): Promise<void> {
     const same = await lstat(other).catch(() => undefined)
     if (same?.ino !== file.ino || same.dev !== file.dev) continue
     const lockPath = join(folder, entry)
-    const holder = Number(
-      (await readFile(lockPath, 'utf8').catch(() => '')).trim(),
-    )
+    const holder = await lockHolder(lockPath)
     const live =
       holder === process.pid
         ? heldLocks.has(resolvePath(lockPath))
@@ -451,15 +475,6 @@ async function refuseOtherNames(path: string): Promise<void> {
   throw new DataFileError(
     `The data file ${path} has ${file.nlink} names (hard links); it was left untouched. Each name would get a lock of its own, so a second server could write the same data through another name, and each save replaces the file by a new one, which parts it from its other names. Give it one name: remove the others (find them with find / -xdev -samefile ${path}), or make them symbolic links (ln -s), which lead to the one file and its one lock.`,
   )
-}
-
-/** Waits until no seeding is under way, even one a reset started meanwhile. */
-async function settled(sandbox: SandboxCore): Promise<void> {
-  let ready: Promise<void> | undefined
-  while (ready !== sandbox.ready) {
-    ready = sandbox.ready
-    await ready
-  }
 }
 
 function isRunning(pid: number): boolean {
@@ -482,20 +497,29 @@ export interface FlushInfo {
   bytes: number
 }
 
-/** The append-only data file of a running server. */
-export interface DataFileLog {
+/** The append-only data file of a running server: a `Store`. */
+export interface DataFileLog extends Store {
   /**
-   * Appends one created record and resolves once it is on disk (fdatasync).
-   * Records arriving while a sync is under way share the next one. On a
-   * failure `undo` runs first, before any later write, and the promise rejects.
+   * Appends one write (a record, the key that replays it, or both, as one
+   * line) and resolves once it is on disk (fdatasync). Writes arriving while
+   * a sync is under way share the next one. On a failure `undo` runs first,
+   * before any later write, and the promise rejects.
    */
-  append(created: CreatedRecord, undo: () => void): Promise<void>
-  /** Rewrites the file from the sandbox's whole state (a compaction) and resolves once it is on disk. */
-  snapshot(): Promise<void>
+  commit(write: StoreWrite, undo?: () => void): Promise<void>
+  /** Rewrites the file from the whole state (a compaction) and resolves once it is on disk. */
+  saveState(): Promise<void>
   /** The error of the last write if it failed; cleared by the next write that succeeds. */
   fault(): StorageFault | undefined
   /** Writes a last snapshot (a failure goes to `onError`) and closes the file. */
   close(): Promise<void>
+}
+
+/** What the data file is a log of: the sandbox's state, to snapshot. */
+export interface DataFileSource {
+  /** The whole state: the data format's, with the keys and scenarios beside it. */
+  dump(): SandboxData & DurableExtras
+  /** Settles once no seeding is under way, even one a reset started meanwhile. */
+  settled(): Promise<void>
 }
 
 interface Pending {
@@ -515,12 +539,12 @@ interface Pending {
  * again (truncated to the last good length).
  *
  * @example
- * const log = await openDataFileLog('sandbox.json', sandbox)
- * await log.append({ customer: record }, () => db.remove({ customer: record }))
+ * const log = await openDataFileLog('sandbox.json', source)
+ * await log.commit({ created: { customer: record } }, () => db.remove({ customer: record }))
  */
 export async function openDataFileLog(
   path: string,
-  sandbox: SandboxCore,
+  source: DataFileSource,
   options: {
     onFlush?: (info: FlushInfo) => void
     onError?: (error: Error) => void
@@ -537,7 +561,7 @@ export async function openDataFileLog(
 
   const compact = async (): Promise<number> => {
     const snapshotAt = Date.now()
-    const data = sandbox.dump()
+    const data = source.dump()
     stale = true
     const bytes = await writeSnapshot(path, data)
     // The old handle points at the file the rename replaced.
@@ -555,16 +579,7 @@ export async function openDataFileLog(
     return bytes
   }
 
-  try {
-    await compact()
-  } catch (error) {
-    await handle?.close().catch(() => {})
-    throw new DataFileError(
-      `Cannot write the data file ${path}: ${(error as Error).message}`,
-    )
-  }
-
-  const fail = (batch: Pending[], error: Error): void => {
+  const noteFault = (error: Error): void => {
     const code = (error as NodeJS.ErrnoException).code ?? 'EIO'
     // Told once per outage, not once per refused write.
     if (fault === undefined) options.onError?.(error)
@@ -574,6 +589,27 @@ export async function openDataFileLog(
       message: error.message.replace(/,? '[^']*'(?: -> '[^']*')?/g, ''),
       since: fault?.since ?? new Date().toISOString(),
     }
+  }
+
+  try {
+    await compact()
+  } catch (error) {
+    await handle?.close().catch(() => {})
+    handle = undefined
+    // @note A full disk is an outage, not a broken file: the server starts
+    // on the data it read, refuses writes with 503 until a compaction fits
+    // (the first write after space returns), and the old file stays whole.
+    if (!OUT_OF_SPACE.has((error as NodeJS.ErrnoException).code ?? '')) {
+      throw new DataFileError(
+        `Cannot write the data file ${path}: ${(error as Error).message}`,
+      )
+    }
+    stale = true
+    noteFault(error as Error)
+  }
+
+  const fail = (batch: Pending[], error: Error): void => {
+    noteFault(error)
     // @note Undo every record before anything else is written, so that no
     // later snapshot can hold a record whose creation was refused.
     for (const entry of batch) entry.undo?.()
@@ -584,7 +620,7 @@ export async function openDataFileLog(
     while (queue.length > 0) {
       const whole = stale || queue.some((entry) => entry.line === undefined)
       // A snapshot waits for a reset's seeding to finish.
-      if (whole) await settled(sandbox)
+      if (whole) await source.settled()
       // @note Taken in the same tick as a snapshot's dump: every record in
       // memory is then either in the file already or in this batch.
       const batch = queue.splice(0)
@@ -628,10 +664,15 @@ export async function openDataFileLog(
     })
 
   return {
-    append(created, undo) {
-      return enqueue(Buffer.from(`${JSON.stringify(created)}\n`), undo)
+    kind: 'file',
+    commit({ created, idempotencyKey }, undo) {
+      const line = {
+        ...created,
+        ...(idempotencyKey && { idempotency_key: idempotencyKey }),
+      }
+      return enqueue(Buffer.from(`${JSON.stringify(line)}\n`), undo)
     },
-    snapshot: () => enqueue(undefined, undefined),
+    saveState: () => enqueue(undefined, undefined),
     fault: () => fault,
     async close() {
       // A failure was reported already, once per outage.

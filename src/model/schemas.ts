@@ -202,6 +202,64 @@ export const ScenarioBodySchema = z
   })
   .strict()
 
+/** An answer kept for an `Idempotency-Key`, byte for byte. */
+const StoredResponseSchema = z.object({
+  status: z.int().min(100).max(599),
+  headers: z
+    .array(z.tuple([z.string().max(8192), z.string().max(8192)]))
+    .max(100),
+  body: z.string(),
+  code: z.string().max(100).optional(),
+})
+
+/**
+ * An answered `Idempotency-Key` as the data file keeps it: a retry after a
+ * restart is still a replay.
+ */
+export const SavedIdempotencyKeySchema = z.object({
+  key: z.string().min(1).max(1024),
+  fingerprint: z.string().max(256),
+  expires_at: z.number(),
+  account: z.string().max(256),
+  response: StoredResponseSchema,
+})
+
+/** An answered `Idempotency-Key` as the data file keeps it. */
+export type SavedIdempotencyKey = z.infer<typeof SavedIdempotencyKeySchema>
+
+/** A queued scenario as the data file keeps it. */
+const SavedScenarioSchema = z.object({
+  id: z.string().max(100),
+  operation: z.enum([...OPERATION_NAMES, '*']),
+  remaining: z.int().min(1).max(1000),
+  status: z.int().min(400).max(599).optional(),
+  delayMs: z.int().min(0).max(MAX_DELAY_MS).optional(),
+  networkError: z.boolean().optional(),
+})
+
+const LatencySchema = z.union([
+  z.literal(false),
+  z.object({
+    min: z.int().min(0).max(MAX_DELAY_MS),
+    max: z.int().min(0).max(MAX_DELAY_MS),
+  }),
+])
+
+/** The scenario queues and latency as the data file keeps them across a restart. */
+export const SavedScenariosSchema = z.object({
+  latency: LatencySchema,
+  queue: z.array(SavedScenarioSchema),
+  accounts: z.array(
+    z.object({
+      account_id: z.string().max(256),
+      queue: z.array(SavedScenarioSchema),
+    }),
+  ),
+})
+
+/** The scenario queues and latency as the data file keeps them. */
+export type SavedScenarios = z.infer<typeof SavedScenariosSchema>
+
 /** The format of a sandbox's data, as `--data-file` stores it. */
 export const SANDBOX_DATA_FORMAT = 'customer-token-sandbox/data'
 /** The version of the data format this release reads and writes. */

@@ -96,6 +96,12 @@ export interface AccountControlsRegistry {
   clocks(): { account_id: string; now: string; frozen: boolean }[]
   /** Forgets every account's controls; with `keepQueues`, the queues and journal views stay. */
   clear(options?: { keepQueues?: boolean }): void
+  /** The accounts' scenario queues that hold any, for a durable store. */
+  queues(): { account_id: string; queue: Scenario[] }[]
+  /** Puts back queues that `queues()` gave (a restart's). */
+  restoreQueues(
+    queues: readonly { account_id: string; queue: Scenario[] }[],
+  ): void
 }
 
 /**
@@ -245,6 +251,21 @@ export function createAccountControls(shared: {
           })
       }
       return out
+    },
+    queues() {
+      const out: { account_id: string; queue: Scenario[] }[] = []
+      for (const [account_id, { queue }] of states) {
+        const list = queue?.list() ?? []
+        if (list.length > 0) out.push({ account_id, queue: list })
+      }
+      return out
+    },
+    restoreQueues(queues) {
+      for (const { account_id, queue } of queues) {
+        const state = stateOf(account_id)
+        state.queue ??= createScenarios(false, shared.maxScenarios)
+        state.queue.restore(queue)
+      }
     },
     clear({ keepQueues = false } = {}) {
       shared.onClockChange?.()

@@ -1,30 +1,15 @@
 import type { AccountControlsRegistry } from './account-controls.ts'
 import type { SandboxClock } from '../model/clock.ts'
-import type { CreatedRecord, Database } from '../model/db.ts'
+import type { Database } from '../model/db.ts'
+import type { Store } from '../model/store.ts'
 import type { IdempotencyStore } from './idempotency.ts'
 import type { IdGenerator, RandomSource } from '../model/ids.ts'
 import type { BearerResult } from './auth.ts'
 import type { Journal, JournalEntry, Operation } from './journal.ts'
 import type { ResolvedOptions } from '../options.ts'
 import type { RateLimiter } from './rate-limit.ts'
-import type { ScenarioEffect, Scenarios } from './scenarios.ts'
+import type { Scenario, ScenarioEffect, Scenarios } from './scenarios.ts'
 import type { z } from 'zod'
-
-/**
- * Where a server with a data file stores each write before it is answered.
- * In-process sandboxes have none, and pay nothing for it.
- */
-export interface StorageHook {
-  /**
-   * Stores a record an operation created. On failure `undo` has run (the
-   * record is gone from memory again) before the promise rejects.
-   */
-  persist(created: CreatedRecord, undo: () => void): Promise<void>
-  /** Stores the whole state after a change through `/__sandbox/` (reset, keys, clock, restore). */
-  persistState(): Promise<void>
-  /** The error of the last write when it failed, for the health check. */
-  fault(): { code: string; message: string; since: string } | undefined
-}
 
 /**
  * Everything a resolver reaches: one per sandbox, never shared. The parts a
@@ -37,6 +22,7 @@ export interface SandboxContext {
   readonly schemas: OperationSchemas
   readonly scenarios: Scenarios & {
     take(operation: Operation): ScenarioEffect | undefined
+    restore(queue: readonly Scenario[]): void
   }
   readonly journal: Journal & { record(entry: JournalEntry): void }
   /** Per-account clocks, scenario queues and journal views. */
@@ -49,8 +35,8 @@ export interface SandboxContext {
   rateLimiter: RateLimiter | undefined
   /** The window of the `rate-limited` persona key. */
   personaLimiter: RateLimiter
-  /** The data file of a server, when it has one: writes wait for it. */
-  readonly storage?: StorageHook | undefined
+  /** The durable store of a server (its data file), when it has one: writes wait for it. */
+  readonly storage?: Store | undefined
   /** Settles when the current seeding is done; every resolver awaits it. */
   ready: Promise<void>
   /** Whether `ready` has settled, so that resolvers need not wait a tick for it. */

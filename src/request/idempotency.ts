@@ -1,3 +1,7 @@
+import type { SavedIdempotencyKey } from '../model/schemas.ts'
+
+export type { SavedIdempotencyKey }
+
 /** A response kept for replay: status, headers and body, byte for byte. */
 export interface StoredResponse {
   status: number
@@ -44,11 +48,20 @@ export interface IdempotencyStore {
     now: number,
     account?: string,
   ): IdempotencyLookup
+  /** The form in which a durable store keeps a claimed key once `response` answers it. */
+  toSaved(
+    key: string,
+    response: StoredResponse,
+  ): SavedIdempotencyKey | undefined
   /** Stores the answer to a claimed key. */
   complete(key: string, response: StoredResponse): void
   /** Lets a key go when its request was not answered in a way worth replaying. */
   abandon(key: string): void
   readonly size: number
+  /** The answered keys whose window is still open at `now`, oldest first. */
+  saved(now: number): SavedIdempotencyKey[]
+  /** Puts back keys that `saved()` gave, past their window or not: `begin` expires them. */
+  restore(keys: readonly SavedIdempotencyKey[]): void
 }
 
 /**
@@ -139,6 +152,18 @@ export function createIdempotencyStore(options: {
       counts.set(account, (counts.get(account) ?? 0) + 1)
       return { kind: 'new' }
     },
+    toSaved(key, response) {
+      const entry = entries.get(key)
+      return (
+        entry && {
+          key,
+          fingerprint: entry.fingerprint,
+          expires_at: entry.expiresAt,
+          account: entry.account,
+          response,
+        }
+      )
+    },
     complete(key, response) {
       const entry = entries.get(key)
       if (entry) entries.set(key, { ...entry, state: 'done', response })
@@ -149,6 +174,36 @@ export function createIdempotencyStore(options: {
     },
     get size() {
       return entries.size
+    },
+    saved(now) {
+      const list: SavedIdempotencyKey[] = []
+      for (const [key, entry] of entries) {
+        if (entry.state !== 'done' || entry.expiresAt <= now) continue
+        list.push({
+          key,
+          fingerprint: entry.fingerprint,
+          expires_at: entry.expiresAt,
+          account: entry.account,
+          response: entry.response,
+        })
+      }
+      return list
+    },
+    restore(keys) {
+      for (const saved of keys) {
+        const entry = entries.get(saved.key)
+        if (entry) remove(saved.key, entry)
+        entries.set(saved.key, {
+          state: 'done',
+          fingerprint: saved.fingerprint,
+          expiresAt: saved.expires_at,
+          account: saved.account,
+          response: saved.response,
+        })
+        if (saved.expires_at < latest) ordered = false
+        else latest = saved.expires_at
+        counts.set(saved.account, (counts.get(saved.account) ?? 0) + 1)
+      }
     },
   }
 }

@@ -8,7 +8,7 @@ import type {
   RouteCall,
   SandboxContext,
 } from './context.ts'
-import type { CreatedRecord } from '../model/db.ts'
+import type { StoreWrite } from '../model/store.ts'
 import type { OperationSpec } from './define-operation.ts'
 import { SandboxError, STATUS_TEXT, validationError } from './errors.ts'
 import type { Operation } from './journal.ts'
@@ -95,6 +95,12 @@ export async function runOperation(
       state,
       principal.accountId,
     )
+    if (effect && ctx.storage && !request.headers.has('x-sandbox-scenario')) {
+      // A queued fault taken is gone for good: a restart must not bring it back.
+      await ctx.storage.saveState().catch((error: Error) => {
+        throw storageUnavailable(error)
+      })
+    }
     if (effect?.status !== undefined || effect?.networkError) {
       await wait()
       if (effect.networkError) return Response.error()
@@ -172,13 +178,22 @@ export async function runOperation(
     // @note Idempotency and rate-limit windows stay on the sandbox clock
     // (`now`): one account moving its clock must not expire another's keys.
     const result = await spec.execute(ctx, principal, body, accountClock.now())
-    if (ctx.storage && result.created) await persist(ctx, result.created)
     const answer: StoredResponse = {
       status: result.status,
       headers: [['content-type', 'application/json']],
       body: JSON.stringify(result.body),
     }
     if (result.headers) answer.headers.push(...result.headers)
+    if (ctx.storage && (result.created || idempotencyKey !== undefined)) {
+      // @note The record and the key that replays it are stored as one
+      // write: a retry after a restart finds both or neither.
+      await commit(ctx, {
+        ...(result.created && { created: result.created }),
+        ...(idempotencyKey !== undefined && {
+          idempotencyKey: keys.toSaved(idempotencyKey, answer),
+        }),
+      })
+    }
     if (idempotencyKey !== undefined) {
       keys.complete(idempotencyKey, answer)
       idempotencyKey = undefined
@@ -191,12 +206,25 @@ export async function runOperation(
       if (error instanceof SandboxError && spec.replays?.includes(error.code)) {
         await wait()
         const response = renderError(ctx, state, error)
-        keys.complete(idempotencyKey, {
+        const kept: StoredResponse = {
           status: response.status,
           headers: [...response.headers],
           body: await response.clone().text(),
           code: error.code,
-        })
+        }
+        // A refusal is kept only if it can be stored: unstored, a retry
+        // after a restart would be answered anew, which a replay must not be.
+        if (ctx.storage) {
+          try {
+            await commit(ctx, {
+              idempotencyKey: keys.toSaved(idempotencyKey, kept),
+            })
+          } catch {
+            keys.abandon(idempotencyKey)
+            return response
+          }
+        }
+        keys.complete(idempotencyKey, kept)
         return response
       }
       keys.abandon(idempotencyKey)
@@ -227,18 +255,19 @@ export function operationRoute(
 }
 
 /**
- * Waits until the data file holds `created`; a failed write takes the record
- * back and answers `storage_unavailable`, so no 201 is ever sent for a record
- * that was not stored.
+ * Waits until the durable store holds `write`; a failed write takes the
+ * record back and answers `storage_unavailable`, so no 201 is ever sent for
+ * a record that was not stored.
  */
-async function persist(
-  ctx: SandboxContext,
-  created: CreatedRecord,
-): Promise<void> {
+async function commit(ctx: SandboxContext, write: StoreWrite): Promise<void> {
   // A reset during the write renews ctx.db: take the record back from its own.
   const { db } = ctx
+  const { created } = write
   try {
-    await ctx.storage!.persist(created, () => db.remove(created))
+    await ctx.storage!.commit(
+      write,
+      created === undefined ? undefined : () => db.remove(created),
+    )
   } catch (error) {
     throw storageUnavailable(error as Error)
   }

@@ -85,16 +85,16 @@ export async function runSandboxCall(
   ) {
     // @note Answered only once stored; on failure the change stays in
     // memory and the next write stores the whole state again.
-    await ctx.storage.persistState().catch((error: Error) => {
+    await ctx.storage.saveState().catch((error: Error) => {
       throw storageUnavailable(error)
     })
   }
   return response
 }
 
-// The calls that change nothing a data file holds.
-const KEEPS_DATA =
-  /^\/__sandbox\/(?:account\/)?(?:scenarios|latency|requests|snapshots)$/
+// The calls that change nothing a data file holds (scenarios and latency
+// it keeps, so that a restart brings back the faults still queued).
+const KEEPS_DATA = /^\/__sandbox\/(?:account\/)?(?:requests|snapshots)$/
 
 /**
  * A route of the sandbox's own API at `/__sandbox/<path>`, run through

@@ -69,6 +69,8 @@ export function createScenarios(
   maxQueued: number = Number.POSITIVE_INFINITY,
 ): Scenarios & {
   take(operation: Operation): ScenarioEffect | undefined
+  /** Puts back a queue that `list()` gave (a restart's): ids go on after its last. */
+  restore(queue: readonly Scenario[]): void
 } {
   let queue: Scenario[] = []
   let counter = 0
@@ -124,6 +126,13 @@ export function createScenarios(
     clear() {
       queue = []
       latency = initialLatency
+    },
+    restore(saved) {
+      queue = saved.map((scenario) => ({ ...scenario }))
+      for (const { id } of queue) {
+        const number = Number(/^scn_(\d+)$/.exec(id)?.[1] ?? 0)
+        if (number > counter) counter = number
+      }
     },
     take(operation) {
       const index = queue.findIndex(

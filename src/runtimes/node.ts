@@ -305,7 +305,7 @@ export async function createSandboxServer(
   }
 
   let dataLog: DataFileLog | undefined
-  const { sandbox, router } = createSandboxCore(
+  const { sandbox, router, durable } = createSandboxCore(
     {
       // A replayed session keeps the determinism it was recorded with.
       ...(sandboxOptions.from === undefined && {
@@ -323,8 +323,9 @@ export async function createSandboxServer(
       ? {}
       : {
           storage: {
-            persist: (created, undo) => dataLog!.append(created, undo),
-            persistState: () => dataLog!.snapshot(),
+            kind: 'file',
+            commit: (write, undo) => dataLog!.commit(write, undo),
+            saveState: () => dataLog!.saveState(),
             fault: () => dataLog?.fault(),
           },
         },
@@ -348,6 +349,7 @@ export async function createSandboxServer(
       if (data !== undefined) {
         try {
           await sandbox.load(data)
+          durable.restore(data as Record<string, unknown>)
         } catch (error) {
           throw new DataFileError(
             (naming) =>
@@ -357,7 +359,7 @@ export async function createSandboxServer(
         loadedFromFile = true
       }
       // Compacts: the snapshot and every line replayed become one fresh file.
-      dataLog = await openDataFileLog(file, sandbox, {
+      dataLog = await openDataFileLog(file, durable, {
         ...(onFlush && { onFlush }),
         onError: (error) =>
           console.error(
