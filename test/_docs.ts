@@ -43,3 +43,12 @@ export function codeBlocks(file: string, text: string): CodeBlock[] {
   }
   return blocks
 }
+
+/** The package's entries, mapped to their sources. */
+export const PACKAGE_ENTRIES: Record<string, string> = {
+  'customer-token-sandbox': 'src/index.ts',
+  'customer-token-sandbox/node': 'src/runtimes/node-entry.ts',
+  'customer-token-sandbox/browser': 'src/runtimes/browser.ts',
+  'customer-token-sandbox/vite': 'src/runtimes/vite.ts',
+  'customer-token-sandbox/playwright': 'src/runtimes/playwright.ts',
+}

@@ -4,7 +4,13 @@ import ts from 'typescript'
 import { expect, it } from 'vitest'
 import { USAGE } from '../src/cli/cli.ts'
 import { RECORD_USAGE, VERIFY_USAGE } from '../src/cli/verify/cli.ts'
-import { codeBlocks, markdownFiles, REPO, type CodeBlock } from './_docs.ts'
+import {
+  codeBlocks,
+  markdownFiles,
+  PACKAGE_ENTRIES,
+  REPO,
+  type CodeBlock,
+} from './_docs.ts'
 
 // Every code block of README.md and docs/ is checked here: TypeScript is
 // type-checked against the sources, as a consumer importing the package
@@ -28,15 +34,6 @@ it('checks every code block: ts, sh and generated text only', () => {
     10,
   )
 })
-
-/** The package's entries, mapped to their sources. */
-const ENTRIES: Record<string, string> = {
-  'customer-token-sandbox': 'src/index.ts',
-  'customer-token-sandbox/node': 'src/runtimes/node-entry.ts',
-  'customer-token-sandbox/browser': 'src/runtimes/browser.ts',
-  'customer-token-sandbox/vite': 'src/runtimes/vite.ts',
-  'customer-token-sandbox/playwright': 'src/runtimes/playwright.ts',
-}
 
 // What the snippets take as given: a test file's sandbox, a response it
 // got, a Playwright page, Vitest's globals and the code under test.
@@ -82,7 +79,7 @@ it('type-checks every TypeScript block against the sources', () => {
     resolveJsonModule: true,
     types: ['node'],
     paths: Object.fromEntries(
-      Object.entries(ENTRIES).map(([entry, file]) => [
+      Object.entries(PACKAGE_ENTRIES).map(([entry, file]) => [
         entry,
         [join(REPO, file)],
       ]),
