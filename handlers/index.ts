@@ -2,7 +2,7 @@ import { createCustomer } from './customers.ts'
 import { createToken } from './tokens.ts'
 import type { OperationSchemas } from '../src/request/context.ts'
 import type { OperationDefinition } from '../src/request/define-operation.ts'
-import type { Operation } from '../src/request/operations.ts'
+import type { Operation } from '../src/model/operations.ts'
 import type { ResolvedOptions } from '../src/options.ts'
 
 // @note Keyed by name so that the compiler holds this list and

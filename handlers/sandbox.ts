@@ -5,7 +5,8 @@ import {
   validationError,
   type FieldError,
 } from '../src/request/errors.ts'
-import { json, STORAGE_RETRY_AFTER_SECONDS } from '../src/request/pipeline.ts'
+import { json } from '../src/request/pipeline.ts'
+import { STORAGE_RETRY_AFTER_SECONDS } from '../src/request/errors.ts'
 import type { SandboxCore } from '../src/sandbox.ts'
 import {
   ApiKeyBodySchema,

@@ -1,6 +1,6 @@
 import { OPERATIONS } from '../handlers/index.ts'
 import type { OperationDocument } from './request/define-operation.ts'
-import { OPERATION_NAMES } from './request/operations.ts'
+import { OPERATION_NAMES } from './model/operations.ts'
 import { z } from 'zod'
 import { LEDGER } from './assumptions.ts'
 import { MAX_DELAY_MS } from './defaults.ts'

@@ -4,7 +4,7 @@ import { accountRoutes } from '../handlers/account.ts'
 import { createAccountControls } from './request/account-controls.ts'
 import { createClock } from './model/clock.ts'
 import type { SandboxContext } from './request/context.ts'
-import type { DurableExtras, Store } from './model/store.ts'
+import type { DurableExtras, Store, StoreWrite } from './model/store.ts'
 import {
   SavedIdempotencyKeySchema,
   SavedScenariosSchema,
@@ -181,7 +181,12 @@ export function createSandboxCore(
       ctx.journal.record(entry as unknown as JournalEntry)
     restoreSavedClocks(ctx, session.data)
   }
-  return { sandbox, router, adopt, durable: createDurableState(ctx, sandbox) }
+  return {
+    sandbox,
+    router,
+    adopt,
+    durable: createDurableState(ctx, sandbox, adopt),
+  }
 }
 
 /**
@@ -200,13 +205,43 @@ export interface DurableState {
    * not in the format.
    */
   restore(input: Partial<Record<keyof DurableExtras, unknown>>): void
+  /**
+   * Takes a whole state that another replica stored: the data, the keys and
+   * the scenarios are the state's; this copy's journal stays.
+   */
+  replace(state: SandboxData & DurableExtras): Promise<void>
+  /** Applies one write that another replica stored: its record, its key. */
+  apply(write: StoreWrite): Promise<void>
 }
 
 function createDurableState(
   ctx: SandboxContext,
   sandbox: SandboxCore,
+  adopt: (input: unknown) => Promise<void>,
 ): DurableState {
-  return {
+  const durable: DurableState = {
+    async replace(state) {
+      await adopt(state)
+      durable.restore({
+        idempotency_keys: state.idempotency_keys,
+        scenarios: state.scenarios ?? {
+          latency: ctx.options.latency,
+          queue: [],
+          accounts: [],
+        },
+      })
+    },
+    async apply({ created, idempotencyKey, taken }) {
+      // The queues are the same on every replica: the same take takes the same.
+      if (taken?.account_id != null)
+        ctx.accounts.takeScenario(taken.account_id, taken.operation)
+      else if (taken) ctx.scenarios.take(taken.operation)
+      if (created && 'customer' in created)
+        await ctx.db.insertCustomer(created.customer)
+      else if (created) await ctx.db.insertToken(created.token)
+      if (idempotencyKey)
+        durable.restore({ idempotency_keys: [idempotencyKey] })
+    },
     dump() {
       const queue = ctx.scenarios.list()
       const accounts = ctx.accounts.queues()
@@ -258,6 +293,7 @@ function createDurableState(
       }
     },
   }
+  return durable
 }
 
 /**

@@ -2,7 +2,7 @@ import { afterEach, expect, it } from 'vitest'
 import { OPERATIONS } from '../handlers/index.ts'
 import { DEMO_KEY_ONE } from '../fixtures/demo-keys.ts'
 import { createOpenApiDocument, resolveOptions } from '../src/index.ts'
-import { OPERATION_NAMES } from '../src/request/operations.ts'
+import { OPERATION_NAMES } from '../src/model/operations.ts'
 import { targets, type Client } from './_targets.ts'
 
 // What a new operation gets from its handler file and its one entry in

@@ -11,6 +11,7 @@ import {
 } from '../src/runtimes/node.ts'
 import { startRecorder } from '../src/cli/record.ts'
 import { verifyRecorded } from '../src/cli/verify/offline.ts'
+import { readSessionFile } from '../src/cli/session-file.ts'
 import { runCli, startServer } from './_servers.ts'
 
 let dir: string
@@ -90,19 +91,19 @@ async function recordAgainst(
   const token = await script(recorder.url)
   await recorder.close()
   const text = await readFile(file, 'utf8')
-  return { text, token, session: JSON.parse(text) }
+  return { text, token, session: await readSessionFile(file, '--from') }
 }
 
 describe('record → --from → verify --from', { timeout: 60_000 }, () => {
   it('saves every exchange with its secrets masked, as a session --from loads', async () => {
-    const file = join(dir, 'session.json')
+    const file = join(dir, 'session.jsonl')
     const { text, token, session } = await recordAgainst({}, file)
     const exchanges = (session as { recorded: { exchanges: unknown[] } })
       .recorded.exchanges
     expect(exchanges).toHaveLength(6)
     expect(text).not.toContain(LIVE_KEY)
     expect(text).not.toContain(token)
-    expect(text).toContain('"authorization": "Bearer sk_test_…0000"')
+    expect(text).toContain('"authorization":"Bearer sk_test_…0000"')
 
     // The sandbox starts from it, holding the customers the service created.
     const sandbox = createSandbox({ from: session })
@@ -125,7 +126,7 @@ describe('record → --from → verify --from', { timeout: 60_000 }, () => {
   })
 
   it('verify --from finds nothing to report when the service is the sandbox as configured', async () => {
-    const { session } = await recordAgainst({}, join(dir, 'same.json'))
+    const { session } = await recordAgainst({}, join(dir, 'same.jsonl'))
     const report = await verifyRecorded(session, {})
     expect(report.summary.differs, JSON.stringify(report.rows)).toBe(0)
     const matching = report.rows
@@ -144,7 +145,7 @@ describe('record → --from → verify --from', { timeout: 60_000 }, () => {
   })
 
   it('verify --from reports, offline, where the recorded service differs from the sandbox', async () => {
-    const file = join(dir, 'differs.json')
+    const file = join(dir, 'differs.jsonl')
     const { session } = await recordAgainst(
       { uniqueEmail: true, v1AcceptsTokens: false },
       file,
@@ -183,7 +184,7 @@ describe('record → --from → verify --from', { timeout: 60_000 }, () => {
 
   it('the record command proxies, saves, and stops cleanly on Ctrl-C', async () => {
     const live = await startServer()
-    const file = join(dir, 'cli.json')
+    const file = join(dir, 'cli.jsonl')
     const cli = runCli([
       'record',
       '--target',
@@ -203,7 +204,10 @@ describe('record → --from → verify --from', { timeout: 60_000 }, () => {
     expect(answer.status).toBe(201)
     await cli.waitFor(/POST \/v1\/customers 201/)
     expect(await cli.stop('SIGINT')).toBe(0)
-    const session = JSON.parse(await readFile(file, 'utf8'))
+    expect(cli.stdout()).toContain(`1 exchange saved to ${file}`)
+    const session = (await readSessionFile(file, '--from')) as {
+      recorded: { exchanges: unknown[] }
+    }
     expect(session.recorded.exchanges).toHaveLength(1)
     expect(cli.stderr()).toBe('')
   })

@@ -3,6 +3,7 @@ import type { ParseArgsConfig } from 'node:util'
 import { DEFAULTS, SERVER_DEFAULTS } from '../defaults.ts'
 import type { SandboxServerOptions } from '../runtimes/node.ts'
 import type { OptionNaming } from '../option-messages.ts'
+import { readSessionFile, SessionFileError } from './session-file.ts'
 
 /** The program's name, as `--help` and every message print it. */
 export const NAME = 'customer-token-sandbox'
@@ -205,6 +206,22 @@ async function readJsonFile(flag: string, path: string): Promise<unknown> {
   }
 }
 
+/**
+ * Reads a session file, a recording that `record` appended or one JSON
+ * session; an unreadable one is a `UsageError` naming it.
+ *
+ * @example
+ * const session = await readSession('--from', 'session.jsonl')
+ */
+async function readSession(flag: string, path: string): Promise<unknown> {
+  try {
+    return await readSessionFile(path, flag)
+  } catch (error) {
+    if (error instanceof SessionFileError) throw new UsageError(error.message)
+    throw error
+  }
+}
+
 /** A config file may give a latency or a rate limit in the flag's form. */
 const orParsed =
   (parse: (value: string) => unknown) =>
@@ -351,7 +368,7 @@ export const FLAG_TABLE = {
     section: 'server',
     flag: 'from',
     value: 'FILE',
-    parse: (path: string) => readJsonFile('--from', path),
+    parse: (path: string) => readSession('--from', path),
     help: 'start from a session that GET /__sandbox/export wrote (replays it exactly); with --data-file, only while the file does not exist or is empty',
     config: false,
   },

@@ -1,6 +1,16 @@
-import { createServer, type IncomingMessage } from 'node:http'
+import {
+  createServer,
+  type IncomingMessage,
+  type ServerResponse,
+} from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { rename, writeFile } from 'node:fs/promises'
+import { open } from 'node:fs/promises'
+import {
+  DEFAULT_MAX_BODY,
+  explainNetworkError,
+  formatBytes,
+} from './bounded-body.ts'
+import { RECORDING_FORMAT, type RecordingHeader } from './session-file.ts'
 import { createSandboxCore } from '../sandbox-core.ts'
 import { maskSecret } from '../model/secrets.ts'
 import { sandboxOptionsOf } from './verify/config.ts'
@@ -19,6 +29,11 @@ export interface RecordedExchange {
     status: number
     headers: Record<string, string>
     body: string
+    /**
+     * Why `body` is not the service's answer: it was larger than `maxBody`,
+     * or the service stopped sending it.
+     */
+    note?: string
   }
 }
 
@@ -26,7 +41,7 @@ export interface RecordedExchange {
 export interface RecorderOptions {
   /** The live service's base URL. */
   target: string
-  /** The session file, rewritten after every exchange. */
+  /** The session file: a header line, then one line appended per exchange. */
   file: string
   /** @default 0 (a free port) */
   port?: number
@@ -36,6 +51,19 @@ export interface RecorderOptions {
   config?: Record<string, unknown>
   /** Time to wait for the service's answer, in milliseconds. @default 30000 */
   timeoutMs?: number
+  /**
+   * The most bytes of an answer's decoded body kept in the file; a larger
+   * answer still reaches the client whole, and is kept as its headers and a note.
+   * @default 8 MB
+   */
+  maxBody?: number
+  /**
+   * Keeps the tokens the service mints in full, so that `--from` lets a
+   * client holding one in. Off, they are masked: they are the live service's
+   * credentials. API keys are masked either way.
+   * @default false
+   */
+  keepSecrets?: boolean
   /** Called after each exchange is saved. */
   onExchange?: (exchange: RecordedExchange) => void
   /** Called when the session file cannot be written. */
@@ -46,8 +74,9 @@ export interface RecorderOptions {
 export interface Recorder {
   url: string
   file: string
-  readonly exchanges: readonly RecordedExchange[]
-  /** Stops listening once the last exchange is saved. */
+  /** Exchanges appended to the file so far. */
+  readonly saved: number
+  /** Stops listening, ends the calls in flight and saves them, then closes the file. */
   close(): Promise<void>
 }
 
@@ -78,14 +107,24 @@ export function maskAuthorization(value: string): string {
   return credential ? `${scheme} ${maskSecret(credential)}` : (scheme ?? '')
 }
 
-/** A response body with the token secret (and anything else named `token`) masked. */
-function maskBody(text: string, secrets: Set<string>): string {
+/**
+ * A body with every known secret masked; a token an answer carries becomes
+ * known (and is masked) unless `keep` holds the tokens kept in full.
+ */
+function maskBody(
+  text: string,
+  secrets: Set<string>,
+  keep: Set<string> | undefined,
+): string {
   let out = text
   try {
     const json = JSON.parse(text) as Record<string, unknown>
     if (json && typeof json === 'object' && typeof json.token === 'string') {
-      secrets.add(json.token)
-      out = JSON.stringify({ ...json, token: maskSecret(json.token) })
+      if (keep) keep.add(json.token)
+      else {
+        secrets.add(json.token)
+        out = JSON.stringify({ ...json, token: maskSecret(json.token) })
+      }
     }
   } catch {
     // Not JSON: only the known secrets are masked below.
@@ -104,7 +143,7 @@ const readBody = (req: IncomingMessage): Promise<Buffer> =>
       if (size > MAX_BODY) {
         reject(
           new RangeError(
-            `request bodies above ${MAX_BODY} bytes are not recorded`,
+            `request bodies above ${formatBytes(MAX_BODY)} are not forwarded`,
           ),
         )
         req.destroy()
@@ -114,76 +153,83 @@ const readBody = (req: IncomingMessage): Promise<Buffer> =>
     req.on('error', reject)
   })
 
+/** Writes `chunk` to the client, waiting while its buffer is full; false once it is gone. */
+function forward(res: ServerResponse, chunk: Uint8Array): Promise<boolean> {
+  if (res.destroyed) return Promise.resolve(false)
+  if (res.write(chunk)) return Promise.resolve(true)
+  return new Promise((resolve) => {
+    const done = (writable: boolean) => () => {
+      res.off('drain', drained)
+      res.off('close', closed)
+      resolve(writable)
+    }
+    const drained = done(true)
+    const closed = done(false)
+    res.once('drain', drained)
+    res.once('close', closed)
+  })
+}
+
 /**
- * Starts a pass-through proxy to `target` that saves every exchange, secrets
- * masked, into `file` as a session: what `createSandbox({ from })` and the
- * CLI's `--from` load, with the exchanges under `recorded` for
- * `verify --from` to compare offline.
+ * Starts a pass-through proxy to `target` that appends every exchange,
+ * secrets masked, to `file` as it happens: a header line, then one JSON line
+ * per exchange. `readSessionFile()` (and so `--from`, `verify --from` and
+ * `createSandbox({ from })`) reads it as a session with the customers the
+ * service created. Answers stream through to the client; at most `maxBody`
+ * bytes of each are held.
  *
  * @example
- * const recorder = await startRecorder({ target: 'https://staging.acme.test', file: 'session.json' })
+ * const recorder = await startRecorder({ target: 'https://staging.acme.test', file: 'session.jsonl' })
  * // point the client at recorder.url, then:
  * await recorder.close()
+ * @see readSessionFile
  */
 export async function startRecorder(
   options: RecorderOptions,
 ): Promise<Recorder> {
   const base = options.target.replace(/\/+$/, '')
-  const exchanges: RecordedExchange[] = []
+  const maxBody = options.maxBody ?? DEFAULT_MAX_BODY
   const secrets = new Set<string>()
-  const sandboxOptions = sandboxOptionsOf(options.config ?? {})
-  // Validates the options now, not at the first save.
-  createSandboxCore(sandboxOptions)
-  let saving: Promise<void> = Promise.resolve()
-  const save = (): Promise<void> => {
-    saving = saving
+  const kept = options.keepSecrets ? new Set<string>() : undefined
+  const { sandbox } = createSandboxCore(sandboxOptionsOf(options.config ?? {}))
+  await sandbox.ready
+  const header: RecordingHeader = {
+    format: RECORDING_FORMAT,
+    version: 1,
+    target: base,
+    keep_secrets: Boolean(options.keepSecrets),
+    session: sandbox.export() as unknown as RecordingHeader['session'],
+  }
+  const file = await open(options.file, 'w')
+  await file.write(`${JSON.stringify(header)}\n`)
+  let saved = 0
+  // @note One append at a time, in the order the exchanges ended: each costs
+  // its own size, whatever the session holds already.
+  let writing: Promise<void> = Promise.resolve()
+  const append = (exchange: RecordedExchange): Promise<void> => {
+    const line = `${JSON.stringify(exchange)}\n`
+    // @note A failed write is reported by its own exchange; the next still runs.
+    const written = writing
       .catch(() => undefined)
       .then(async () => {
-        const { sandbox } = createSandboxCore(sandboxOptions)
-        await sandbox.ready
-        const session = sandbox.export()
-        const owner = session.data.accounts[0]?.id
-        const known = new Set(session.data.customers.map((c) => c.id))
-        // The customers the service created, so that --from starts with them.
-        for (const exchange of exchanges) {
-          if (
-            owner === undefined ||
-            exchange.request.path.replace(/\?.*$/, '') !== '/v1/customers' ||
-            exchange.response.status < 200 ||
-            exchange.response.status > 299
-          )
-            continue
-          try {
-            const body = JSON.parse(exchange.response.body) as Record<
-              string,
-              unknown
-            >
-            if (typeof body.id === 'string' && !known.has(body.id)) {
-              known.add(body.id)
-              session.data.customers.push({
-                id: body.id,
-                account_id: owner,
-                ...(typeof body.name === 'string' && { name: body.name }),
-                ...(typeof body.email === 'string' && { email: body.email }),
-                created_at: exchange.at,
-              })
-            }
-          } catch {
-            // An answer that is not JSON holds no customer.
-          }
-        }
-        const document = {
-          ...session,
-          recorded: { target: base, exchanges },
-        }
-        const temporary = `${options.file}.${process.pid}.tmp`
-        await writeFile(temporary, `${JSON.stringify(document, null, 2)}\n`)
-        await rename(temporary, options.file)
+        await file.write(line)
+        saved++
       })
-    return saving
+    writing = written
+    return written
   }
+  const inFlight = new Set<Promise<void>>()
+  const stopping = new AbortController()
 
-  const server = createServer(async (req, res) => {
+  const server = createServer((req, res) => {
+    const handled = handle(req, res).catch((error: Error) =>
+      options.onError?.(error),
+    )
+    inFlight.add(handled)
+    void handled.finally(() => inFlight.delete(handled))
+  })
+
+  async function handle(req: IncomingMessage, res: ServerResponse) {
     const started = performance.now()
     const at = new Date().toISOString()
     const path = req.url ?? '/'
@@ -195,26 +241,62 @@ export async function startRecorder(
     let status: number
     let responseHeaders: Record<string, string> = {}
     let responseBody: Buffer
+    let note: string | undefined
     try {
       body = await readBody(req)
       const answer = await fetch(`${base}${path}`, {
         method: req.method ?? 'GET',
         headers,
         ...(body.length > 0 && { body: new Uint8Array(body) }),
-        signal: AbortSignal.timeout(options.timeoutMs ?? 30_000),
+        signal: AbortSignal.any([
+          AbortSignal.timeout(options.timeoutMs ?? 30_000),
+          stopping.signal,
+        ]),
         redirect: 'manual',
       })
       status = answer.status
       answer.headers.forEach((value, name) => {
         if (!HOP_BY_HOP.has(name)) responseHeaders[name] = value
       })
-      responseBody = Buffer.from(await answer.arrayBuffer())
+      res.writeHead(status, responseHeaders)
+      // @note Streamed to the client as it comes, with at most `maxBody`
+      // bytes held for the file: a larger answer still reaches the client.
+      const chunks: Uint8Array[] = []
+      let size = 0
+      try {
+        const reader = answer.body?.getReader()
+        for (;;) {
+          const read = await reader?.read()
+          if (!read || read.done) break
+          const chunk = read.value
+          size += chunk.byteLength
+          if (size <= maxBody) chunks.push(chunk)
+          else chunks.length = 0
+          if (!(await forward(res, chunk))) {
+            note = stopping.signal.aborted
+              ? `the recorder stopped after ${formatBytes(size)} of the answer`
+              : `the client left after ${formatBytes(size)} of the answer`
+            await reader?.cancel().catch(() => undefined)
+            break
+          }
+        }
+      } catch (error) {
+        note = `the answer ended early after ${formatBytes(size)}: ${stopping.signal.aborted ? 'the recorder stopped' : (error as Error).name === 'TimeoutError' ? `the service did not finish within ${options.timeoutMs ?? 30_000} ms` : explainNetworkError(error)}`
+        res.destroy()
+      }
+      if (size > maxBody) {
+        note = `${note ? `${note}; ` : ''}body not kept: the answer (${formatBytes(size)}) is larger than ${formatBytes(maxBody)}; raise --max-body to keep it`
+        responseBody = Buffer.alloc(0)
+      } else responseBody = Buffer.concat(chunks)
+      res.end()
     } catch (error) {
-      const cause = (error as { cause?: { code?: string } }).cause?.code
-      const reason =
-        (error as Error).name === 'TimeoutError'
+      const reason = stopping.signal.aborted
+        ? 'the recorder stopped before the service answered'
+        : (error as Error).name === 'TimeoutError'
           ? 'the service did not answer in time'
-          : `the service could not be reached (${cause ?? (error as Error).message})`
+          : error instanceof RangeError
+            ? error.message
+            : `the service could not be reached: ${explainNetworkError(error)}`
       status = 502
       responseHeaders = { 'content-type': 'application/problem+json' }
       responseBody = Buffer.from(
@@ -226,14 +308,17 @@ export async function startRecorder(
           code: 'bad_gateway',
         }),
       )
+      if (!res.headersSent) res.writeHead(status, responseHeaders)
+      res.end(responseBody)
     }
-    res.writeHead(status, responseHeaders)
-    res.end(responseBody)
     const maskedHeaders = { ...headers }
-    if (maskedHeaders.authorization !== undefined)
-      maskedHeaders.authorization = maskAuthorization(
-        maskedHeaders.authorization,
-      )
+    if (maskedHeaders.authorization !== undefined) {
+      const credential = maskedHeaders.authorization.split(/\s+/)[1] ?? ''
+      if (!kept?.has(credential))
+        maskedHeaders.authorization = maskAuthorization(
+          maskedHeaders.authorization,
+        )
+    }
     const exchange: RecordedExchange = {
       at,
       duration_ms: Math.round(performance.now() - started),
@@ -241,35 +326,50 @@ export async function startRecorder(
         method: req.method ?? 'GET',
         path,
         headers: maskedHeaders,
-        body: maskBody(body.toString('utf8'), secrets),
+        body: maskBody(body.toString('utf8'), secrets, kept),
       },
       response: {
         status,
         headers: responseHeaders,
-        body: maskBody(responseBody.toString('utf8'), secrets),
+        body: maskBody(responseBody.toString('utf8'), secrets, kept),
+        ...(note !== undefined && { note }),
       },
     }
-    exchanges.push(exchange)
-    await save().catch((error: Error) => options.onError?.(error))
+    await append(exchange)
     options.onExchange?.(exchange)
-  })
+  }
+
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
     server.listen(options.port ?? 0, options.host ?? '127.0.0.1', resolve)
+  }).catch(async (error: unknown) => {
+    await file.close()
+    throw error
   })
   const { port } = server.address() as AddressInfo
   const host = options.host ?? '127.0.0.1'
-  await save()
+  let closing: Promise<void> | undefined
   return {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     file: options.file,
-    exchanges,
-    async close() {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve())
-        server.closeAllConnections()
-      })
-      await saving.catch(() => undefined)
+    get saved() {
+      return saved
+    },
+    close() {
+      closing ??= (async () => {
+        stopping.abort()
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve())
+          server.closeIdleConnections()
+          // @note Calls in flight end now, and are saved with a note.
+          server.closeAllConnections()
+        })
+        await Promise.all(inFlight)
+        await writing.catch(() => undefined)
+        await file.sync().catch(() => undefined)
+        await file.close()
+      })()
+      return closing
     },
   }
 }

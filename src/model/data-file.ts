@@ -665,7 +665,9 @@ export async function openDataFileLog(
 
   return {
     kind: 'file',
-    commit({ created, idempotencyKey }, undo) {
+    commit({ created, idempotencyKey, taken }, undo) {
+      // A taken scenario changes the queues, which only a snapshot holds.
+      if (taken) return enqueue(undefined, undo)
       const line = {
         ...created,
         ...(idempotencyKey && { idempotency_key: idempotencyKey }),

@@ -1,4 +1,4 @@
-import { OPERATION_NAMES } from '../request/operations.ts'
+import { OPERATION_NAMES } from './operations.ts'
 import { MAX_DELAY_MS } from '../defaults.ts'
 import { z } from 'zod'
 import { VISIBLE_CHARACTER_PATTERN } from '../_utils.ts'

@@ -1,6 +1,7 @@
 // Where a sandbox's writes are kept beyond its memory: the interface a
 // durable store (today the server's data file) implements.
 import type { CreatedRecord } from './db.ts'
+import type { Operation } from './operations.ts'
 import type { SavedIdempotencyKey, SavedScenarios } from './schemas.ts'
 
 /**
@@ -12,6 +13,11 @@ import type { SavedIdempotencyKey, SavedScenarios } from './schemas.ts'
 export interface StoreWrite {
   created?: CreatedRecord
   idempotencyKey?: SavedIdempotencyKey
+  /**
+   * A queued scenario was taken: stored so that no restart brings it back
+   * and no other replica takes it too.
+   */
+  taken?: { account_id: string | null; operation: Operation }
 }
 
 /** The storage error in force after a failed write. */
@@ -44,10 +50,27 @@ export interface DurableExtras {
  */
 export interface Store {
   /** Which store this is, for the health check. */
-  readonly kind: 'file'
+  readonly kind: 'file' | 'redis'
+  /**
+   * Brings this copy up to what the store holds, before a request is
+   * answered: a store that replicas share has writes this one has not seen.
+   */
+  sync?(): Promise<void>
+  /**
+   * Puts back what the store holds, dropping this copy's own changes that it
+   * did not take (after a `StoreConflict` of `saveState`).
+   */
+  resync?(): Promise<void>
+  /**
+   * Counts one hit of `key` in a window of `windowMs` that every replica
+   * shares, and returns the count so far (rate limits across a fleet).
+   */
+  hit?(key: string, windowMs: number): Promise<number>
   /**
    * Stores one write. On failure `undo` has run (the record is gone from
-   * memory again) before the promise rejects.
+   * memory again) before the promise rejects; a `StoreConflict` says that
+   * another replica wrote first, and the write is to be decided again after
+   * `sync()`.
    */
   commit(write: StoreWrite, undo?: () => void): Promise<void>
   /**
@@ -57,4 +80,18 @@ export interface Store {
   saveState(): Promise<void>
   /** The error of the last write when it failed, for the health check. */
   fault(): StoreFault | undefined
+}
+
+/**
+ * Another replica wrote to a shared store after this one last looked: the
+ * write was not stored, and is to be decided again on what the store holds.
+ *
+ * @example
+ * if (error instanceof StoreConflict) await store.sync()
+ */
+export class StoreConflict extends Error {
+  constructor() {
+    super('Another replica wrote first.')
+    this.name = 'StoreConflict'
+  }
 }

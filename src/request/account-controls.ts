@@ -98,7 +98,7 @@ export interface AccountControlsRegistry {
   clear(options?: { keepQueues?: boolean }): void
   /** The accounts' scenario queues that hold any, for a durable store. */
   queues(): { account_id: string; queue: Scenario[] }[]
-  /** Puts back queues that `queues()` gave (a restart's). */
+  /** Puts back queues that `queues()` gave (a restart's), in place of every queue. */
   restoreQueues(
     queues: readonly { account_id: string; queue: Scenario[] }[],
   ): void
@@ -261,6 +261,7 @@ export function createAccountControls(shared: {
       return out
     },
     restoreQueues(queues) {
+      for (const state of states.values()) delete state.queue
       for (const { account_id, queue } of queues) {
         const state = stateOf(account_id)
         state.queue ??= createScenarios(false, shared.maxScenarios)

@@ -2,7 +2,7 @@ import type { z } from 'zod'
 import type { Principal } from './auth.ts'
 import type { Route, SandboxContext } from './context.ts'
 import type { ErrorCode } from './errors.ts'
-import type { Operation } from './operations.ts'
+import type { Operation } from '../model/operations.ts'
 import type { CreatedRecord } from '../model/db.ts'
 import {
   validateBody,

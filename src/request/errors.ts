@@ -1,6 +1,7 @@
 // srvx's FastResponse is the platform's Response, or on Node a lazy one
 // that the server writes without building a web stream.
 import { FastResponse } from 'srvx'
+import type { Store } from '../model/store.ts'
 /**
  * The one error registry: every code the sandbox can answer with, its status,
  * its title, when it happens and how a consumer triggers it.
@@ -362,3 +363,28 @@ export function reportUnexpected(error: unknown, requestId?: string): void {
       : `${line}${debug ? '' : ' (SANDBOX_DEBUG=1 or --debug shows the stack)'}`,
   )
 }
+
+/**
+ * The problem for a write the durable store could not take.
+ *
+ * @example
+ * throw storageUnavailable(Object.assign(new Error('no space'), { code: 'ENOSPC' }))
+ */
+export function storageUnavailable(
+  error: Error,
+  store?: Pick<Store, 'kind'>,
+): SandboxError {
+  const code = (error as { code?: string }).code ?? 'EIO'
+  const where =
+    store?.kind === 'redis'
+      ? ['in its Redis store', 'Redis can be reached again']
+      : ['in its data file', 'the data file can be written again']
+  return new SandboxError(
+    'storage_unavailable',
+    `The sandbox could not store this write ${where[0]} (${code}), so nothing was changed. Retry once ${where[1]}; GET /__sandbox/health shows the storage error.`,
+    { headers: { 'retry-after': String(STORAGE_RETRY_AFTER_SECONDS) } },
+  )
+}
+
+/** The Retry-After of `storage_unavailable` and of a degraded health check. */
+export const STORAGE_RETRY_AFTER_SECONDS = 5

@@ -1,4 +1,4 @@
-import type { Operation } from './operations.ts'
+import type { Operation } from '../model/operations.ts'
 
 export type { Operation }
 

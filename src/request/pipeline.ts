@@ -8,9 +8,15 @@ import type {
   RouteCall,
   SandboxContext,
 } from './context.ts'
-import type { StoreWrite } from '../model/store.ts'
+import { StoreConflict, type Store, type StoreWrite } from '../model/store.ts'
+import type { RateLimitResult } from './rate-limit.ts'
 import type { OperationSpec } from './define-operation.ts'
-import { SandboxError, STATUS_TEXT, validationError } from './errors.ts'
+import {
+  SandboxError,
+  STATUS_TEXT,
+  storageUnavailable,
+  validationError,
+} from './errors.ts'
 import type { Operation } from './journal.ts'
 import { LimitReachedError, limitHint } from './limits.ts'
 import { renderError } from './router.ts'
@@ -88,19 +94,13 @@ export async function runOperation(
     const accountClock = accountClockOf(ctx, state, principal.accountId)
     // @note Authentication comes before anything else (the contract's order),
     // so only a caller with a valid credential can make a call fail.
-    effect = takeScenario(
+    effect = await takeStoredScenario(
       ctx,
       spec.operation,
       request,
       state,
       principal.accountId,
     )
-    if (effect && ctx.storage && !request.headers.has('x-sandbox-scenario')) {
-      // A queued fault taken is gone for good: a restart must not bring it back.
-      await ctx.storage.saveState().catch((error: Error) => {
-        throw storageUnavailable(error)
-      })
-    }
     if (effect?.status !== undefined || effect?.networkError) {
       await wait()
       if (effect.networkError) return Response.error()
@@ -115,7 +115,7 @@ export async function runOperation(
       state.entry.scenario = `persona=slow; delay_ms=${PERSONA_SLOW_MS}`
       await sleep(PERSONA_SLOW_MS)
     }
-    applyRateLimit(ctx, principal, state, now.getTime())
+    await applyRateLimit(ctx, principal, state, now.getTime())
     requireScope(principal, spec.scope)
     spec.authorize?.(ctx, principal)
 
@@ -177,22 +177,51 @@ export async function runOperation(
     if (ctx.db !== state.db) throw DROPPED
     // @note Idempotency and rate-limit windows stay on the sandbox clock
     // (`now`): one account moving its clock must not expire another's keys.
-    const result = await spec.execute(ctx, principal, body, accountClock.now())
-    const answer: StoredResponse = {
-      status: result.status,
-      headers: [['content-type', 'application/json']],
-      body: JSON.stringify(result.body),
-    }
-    if (result.headers) answer.headers.push(...result.headers)
-    if (ctx.storage && (result.created || idempotencyKey !== undefined)) {
+    let answer: StoredResponse
+    for (let attempt = 1; ; attempt++) {
+      const result = await spec.execute(
+        ctx,
+        principal,
+        body,
+        accountClock.now(),
+      )
+      answer = {
+        status: result.status,
+        headers: [['content-type', 'application/json']],
+        body: JSON.stringify(result.body),
+      }
+      if (result.headers) answer.headers.push(...result.headers)
+      if (!ctx.storage || (!result.created && idempotencyKey === undefined))
+        break
       // @note The record and the key that replays it are stored as one
       // write: a retry after a restart finds both or neither.
-      await commit(ctx, {
+      const stored = await commit(ctx, {
         ...(result.created && { created: result.created }),
         ...(idempotencyKey !== undefined && {
           idempotencyKey: keys.toSaved(idempotencyKey, answer),
         }),
       })
+      if (stored) break
+      // Another replica wrote first: decide again on what the store holds.
+      if (ctx.db !== state.db) throw DROPPED
+      if (attempt >= MAX_STORE_ATTEMPTS) throw storeBusy()
+      if (idempotencyKey !== undefined) {
+        const again = keys.begin(
+          idempotencyKey,
+          hashString(text),
+          now.getTime(),
+          principal.accountId,
+        )
+        if (again.kind === 'replay') {
+          // The same key reached another replica, which answered it first.
+          idempotencyKey = undefined
+          state.entry.replayed = true
+          state.entry.code = again.response.code ?? null
+          return respond(state, again.response, [
+            ['idempotent-replayed', 'true'],
+          ])
+        }
+      }
     }
     if (idempotencyKey !== undefined) {
       keys.complete(idempotencyKey, answer)
@@ -215,11 +244,10 @@ export async function runOperation(
         // A refusal is kept only if it can be stored: unstored, a retry
         // after a restart would be answered anew, which a replay must not be.
         if (ctx.storage) {
-          try {
-            await commit(ctx, {
-              idempotencyKey: keys.toSaved(idempotencyKey, kept),
-            })
-          } catch {
+          const stored = await commit(ctx, {
+            idempotencyKey: keys.toSaved(idempotencyKey, kept),
+          }).catch(() => false)
+          if (!stored) {
             keys.abandon(idempotencyKey)
             return response
           }
@@ -259,37 +287,42 @@ export function operationRoute(
  * record back and answers `storage_unavailable`, so no 201 is ever sent for
  * a record that was not stored.
  */
-async function commit(ctx: SandboxContext, write: StoreWrite): Promise<void> {
+async function commit(
+  ctx: SandboxContext,
+  write: StoreWrite,
+): Promise<boolean> {
   // A reset during the write renews ctx.db: take the record back from its own.
   const { db } = ctx
   const { created } = write
+  const store = ctx.storage!
   try {
-    await ctx.storage!.commit(
+    await store.commit(
       write,
       created === undefined ? undefined : () => db.remove(created),
     )
+    return true
   } catch (error) {
-    throw storageUnavailable(error as Error)
+    if (!(error instanceof StoreConflict))
+      throw storageUnavailable(error as Error, store)
   }
+  // Brings in what the other replica stored before deciding again.
+  await store.sync!().catch((error: Error) => {
+    throw storageUnavailable(error, store)
+  })
+  return false
 }
 
-/**
- * The problem for a write the data file could not take.
- *
- * @example
- * throw storageUnavailable(Object.assign(new Error('no space'), { code: 'ENOSPC' }))
- */
-export function storageUnavailable(error: Error): SandboxError {
-  const code = (error as { code?: string }).code ?? 'EIO'
+/** How often a write is decided again when other replicas keep writing first. */
+const MAX_STORE_ATTEMPTS = 50
+
+/** The problem when other replicas won every attempt of a write. */
+function storeBusy(): SandboxError {
   return new SandboxError(
     'storage_unavailable',
-    `The sandbox could not store this write in its data file (${code}), so nothing was changed. Retry once the data file can be written again; GET /__sandbox/health shows the storage error.`,
-    { headers: { 'retry-after': String(STORAGE_RETRY_AFTER_SECONDS) } },
+    `Other replicas wrote first ${MAX_STORE_ATTEMPTS} times in a row, so this write was not stored and nothing was changed. Retry it.`,
+    { headers: { 'retry-after': '1' } },
   )
 }
-
-/** The Retry-After of `storage_unavailable` and of a degraded health check. */
-export const STORAGE_RETRY_AFTER_SECONDS = 5
 
 /**
  * The clock of the credential's account (its own, or the sandbox's), which
@@ -307,12 +340,61 @@ function accountClockOf(
   return clock
 }
 
+/**
+ * Takes the scenario that applies, and stores the take of a queued one: a
+ * fault is taken once, across a restart and across the replicas of a fleet
+ * (one that another replica took meanwhile is not taken again here).
+ */
+async function takeStoredScenario(
+  ctx: SandboxContext,
+  operation: Operation,
+  request: Request,
+  state: RequestState,
+  accountId: string,
+): Promise<ScenarioEffect | undefined> {
+  const store = ctx.storage
+  const queued = !request.headers.has('x-sandbox-scenario')
+  for (let attempt = 1; ; attempt++) {
+    const before = store?.sync && queued ? savedQueues(ctx) : undefined
+    const taken = { account_id: null as string | null, operation }
+    const effect = takeScenario(
+      ctx,
+      operation,
+      request,
+      state,
+      accountId,
+      taken,
+    )
+    if (!effect || !store || !queued) return effect
+    try {
+      await store.commit({ taken })
+      return effect
+    } catch (error) {
+      if (!(error instanceof StoreConflict) || before === undefined)
+        throw storageUnavailable(error as Error, store)
+    }
+    if (attempt >= MAX_STORE_ATTEMPTS) throw storeBusy()
+    // Put the queues back as they were, and take from the stored ones.
+    ctx.scenarios.restore(before.queue)
+    ctx.accounts.restoreQueues(before.accounts)
+    await store.sync!().catch((error: Error) => {
+      throw storageUnavailable(error, store)
+    })
+  }
+}
+
+/** The queues as they are, to put back when a take was not stored. */
+function savedQueues(ctx: SandboxContext) {
+  return { queue: ctx.scenarios.list(), accounts: ctx.accounts.queues() }
+}
+
 function takeScenario(
   ctx: SandboxContext,
   operation: Operation,
   request: Request,
   state: RequestState,
   accountId: string,
+  taken: { account_id: string | null } = { account_id: null },
 ): ScenarioEffect | undefined {
   const header = request.headers.get('x-sandbox-scenario')
   let effect: ScenarioEffect | undefined
@@ -330,9 +412,9 @@ function takeScenario(
     }
   } else {
     // The account's own queue first: only its requests consume it.
-    effect =
-      ctx.accounts.takeScenario(accountId, operation) ??
-      ctx.scenarios.take(operation)
+    effect = ctx.accounts.takeScenario(accountId, operation)
+    if (effect) taken.account_id = accountId
+    else effect = ctx.scenarios.take(operation)
   }
   if (effect) {
     state.entry.scenario = [
@@ -369,18 +451,21 @@ const SIMULATED_HEADERS: Record<number, Record<string, string>> = {
   503: { 'retry-after': '1' },
 }
 
-function applyRateLimit(
+async function applyRateLimit(
   ctx: SandboxContext,
   principal: Principal,
   state: RequestState,
   now: number,
-): void {
+): Promise<void> {
   // The rate-limited persona has a window of its own, whatever the options say.
   const persona = principal.persona === 'rate-limited'
   const rateLimit = persona ? PERSONA_RATE_LIMIT : ctx.options.rateLimit
   const limiter = persona ? ctx.personaLimiter : ctx.rateLimiter
   if (!rateLimit || !limiter) return
-  const result = limiter.hit(principal.secret, now)
+  const store = ctx.storage
+  const result = store?.hit
+    ? await sharedHit(store, rateLimit, principal.secret, now)
+    : limiter.hit(principal.secret, now)
   // IETF draft-ietf-httpapi-ratelimit-headers: structured fields.
   state.headers.push(
     [
@@ -395,6 +480,30 @@ function applyRateLimit(
       `This credential may make ${result.limit} requests per ${rateLimit.windowSeconds} s; try again in ${result.resetSeconds} s.`,
       { headers: { 'retry-after': String(result.resetSeconds) } },
     )
+  }
+}
+
+/**
+ * Counts a hit in a window that every replica of a fleet shares: the
+ * window is the sandbox clock's, the count the store's.
+ */
+async function sharedHit(
+  store: Store,
+  { limit, windowSeconds }: { limit: number; windowSeconds: number },
+  secret: string,
+  now: number,
+): Promise<RateLimitResult> {
+  const windowMs = windowSeconds * 1000
+  const start = Math.floor(now / windowMs) * windowMs
+  const key = `${hashString(secret)}:${windowSeconds}:${start}`
+  const count = await store.hit!(key, windowMs).catch((error: Error) => {
+    throw storageUnavailable(error, store)
+  })
+  return {
+    allowed: count <= limit,
+    limit,
+    remaining: Math.max(0, limit - count),
+    resetSeconds: Math.max(1, Math.ceil((start + windowMs - now) / 1000)),
   }
 }
 

@@ -1,7 +1,8 @@
 import type { BearerResult } from './auth.ts'
 import type { Route, RouteCall, SandboxContext } from './context.ts'
 import { SandboxError } from './errors.ts'
-import { storageUnavailable } from './pipeline.ts'
+import { storageUnavailable } from './errors.ts'
+import { StoreConflict } from '../model/store.ts'
 import { constantTimeEqual } from '../model/secrets.ts'
 import { parseJsonObject, readBody, validateBody } from './validation.ts'
 import type { z } from 'zod'
@@ -64,32 +65,54 @@ export async function runSandboxCall(
   // The account-scoped calls are guarded by the account's API key instead.
   if (adminGuard) checkAdmin(ctx, call.state.bearer, path)
   await ctx.ready
-  const response = await resolve({
+  let text: string | undefined
+  const sandboxCall: SandboxCall = {
     request,
     get url() {
       return call.url
     },
     async body(schema) {
-      const text = await readBody(request, ctx.options.maxBodyBytes)
+      text ??= await readBody(request, ctx.options.maxBodyBytes)
       return validateBody(
         schema,
         text.trim() === '' ? {} : parseJsonObject(text),
       )
     },
-  })
-  if (
-    ctx.storage &&
-    request.method !== 'GET' &&
-    response.status < 300 &&
-    !KEEPS_DATA.test(path)
-  ) {
+  }
+  const store = ctx.storage
+  for (let attempt = 1; ; attempt++) {
+    const response = await resolve(sandboxCall)
+    if (
+      !store ||
+      request.method === 'GET' ||
+      response.status >= 300 ||
+      KEEPS_DATA.test(path)
+    ) {
+      return response
+    }
     // @note Answered only once stored; on failure the change stays in
     // memory and the next write stores the whole state again.
-    await ctx.storage.saveState().catch((error: Error) => {
-      throw storageUnavailable(error)
+    try {
+      await store.saveState()
+      return response
+    } catch (error) {
+      if (!(error instanceof StoreConflict) || !store.resync)
+        throw storageUnavailable(error as Error, store)
+    }
+    // Another replica changed the state first: make this change again on
+    // what the store holds, this copy's own change dropped.
+    if (attempt >= 50) {
+      throw storageUnavailable(
+        Object.assign(new Error('other replicas kept writing first'), {
+          code: 'CONFLICT',
+        }),
+        store,
+      )
+    }
+    await store.resync().catch((error: Error) => {
+      throw storageUnavailable(error, store)
     })
   }
-  return response
 }
 
 // The calls that change nothing a data file holds (scenarios and latency

@@ -1,6 +1,6 @@
 import { MAX_DELAY_MS } from '../defaults.ts'
 import type { Operation } from './journal.ts'
-import { OPERATION_NAMES } from './operations.ts'
+import { OPERATION_NAMES } from '../model/operations.ts'
 import { limitHint, LimitReachedError } from './limits.ts'
 
 /** What a scenario does to a call: fail with a status, wait, or drop the connection. */

@@ -1,8 +1,11 @@
-import { readFile, rename, writeFile } from 'node:fs/promises'
+import { rename, writeFile } from 'node:fs/promises'
 import { parseArgs, styleText } from 'node:util'
 import type { CliIO, MainResult } from '../cli.ts'
 import { NAME, readConfig } from '../flags.ts'
-import { formatJson, formatPlan, formatReport } from './report.ts'
+import { DEFAULT_MAX_BODY, parseByteSize } from '../bounded-body.ts'
+import { readSessionFile } from '../session-file.ts'
+import { counted, formatJson, formatPlan, formatReport } from './report.ts'
+import { DEFAULT_MAX_CREATES } from './transport.ts'
 
 export const VERIFY_USAGE = `Usage: ${NAME} verify --target URL --key KEY [options]
        ${NAME} verify --from SESSION.json [--config FILE] [--json]
@@ -19,9 +22,10 @@ POST /v2/tokens are called; each created customer's name (or email) carries a ta
   --json                print the report as JSON
   --dry-run             list every request the battery sends, send nothing
   --max-requests N      at most N requests (default 200)
-  --max-creates N       at most N records created, customers and tokens (default 20)
-  --rate N              at most N requests per second (default 5)
+  --max-creates N       at most N records created, customers and tokens (default 40)
+  --rate N              at most N requests per second, each redirect hop included (default 5)
   --timeout MS          time to wait for each answer (default 10000)
+  --max-body SIZE       most bytes of one answer read, after decompression (default 8MB)
   --from FILE           compare a session that \`${NAME} record\` saved, offline
   -h, --help            show this help
 
@@ -36,14 +40,19 @@ live service and saves the exchanges, secrets masked, as a session file that
 \`${NAME} --from FILE\` loads and \`${NAME} verify --from FILE\` compares offline.
 
   --target URL          the service's base URL
-  --out FILE            the session file, rewritten after every exchange (default session.json)
+  --out FILE            the session file, one line appended per exchange (default session.jsonl)
   --port N              port, 0 for a free one (default 4101)
   --host HOST           interface (default 127.0.0.1)
   --config FILE         sandbox options the session starts from (default: the defaults)
   --timeout MS          time to wait for each answer of the service (default 30000)
+  --max-body SIZE       most bytes of one answer kept in the file, after decompression;
+                        a larger one reaches the client and is kept as its headers and a note (default 8MB)
+  --keep-secrets        keep the tokens the service mints in full, so that --from lets
+                        their holders in (off: they are masked; API keys always are)
   -h, --help            show this help
 
-Stop with Ctrl-C: the file holds every exchange up to then.
+Stop with Ctrl-C or SIGTERM: calls in flight are ended and saved, and it
+prints how many exchanges the file holds.
 `
 
 class UsageError extends Error {}
@@ -55,6 +64,16 @@ const int = (name: string, value: string | undefined, fallback: number) => {
       `--${name} must be a positive whole number (got "${value}")`,
     )
   return Number(value)
+}
+
+const size = (name: string, value: string | undefined): number => {
+  if (value === undefined) return DEFAULT_MAX_BODY
+  const bytes = parseByteSize(value)
+  if (bytes === undefined)
+    throw new UsageError(
+      `--${name} must be a size such as 8MB, 512KB or 1048576 (got "${value}")`,
+    )
+  return bytes
 }
 
 const url = (value: string | undefined): string => {
@@ -141,6 +160,7 @@ async function verify(args: string[], io: CliIO): Promise<MainResult> {
     'max-creates': { type: 'string' },
     rate: { type: 'string' },
     timeout: { type: 'string' },
+    'max-body': { type: 'string' },
     from: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   }) as Record<string, string | boolean | undefined>
@@ -164,11 +184,9 @@ async function verify(args: string[], io: CliIO): Promise<MainResult> {
       )
     let session: unknown
     try {
-      session = JSON.parse(await readFile(str('from')!, 'utf8'))
+      session = await readSessionFile(str('from')!, '--from')
     } catch (error) {
-      throw new UsageError(
-        `cannot read --from ${str('from')}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
-      )
+      throw new UsageError((error as Error).message)
     }
     const { verifyRecorded } = await import('./offline.ts')
     const report = await verifyRecorded(session, config)
@@ -197,9 +215,10 @@ async function verify(args: string[], io: CliIO): Promise<MainResult> {
       config,
       dryRun: values['dry-run'] === true,
       maxRequests: int('max-requests', str('max-requests'), 200),
-      maxCreates: int('max-creates', str('max-creates'), 20),
+      maxCreates: int('max-creates', str('max-creates'), DEFAULT_MAX_CREATES),
       rate: int('rate', str('rate'), 5),
       timeoutMs: int('timeout', str('timeout'), 10_000),
+      maxBody: size('max-body', str('max-body')),
       signal: controller.signal,
       ...(showProgress && {
         onProgress: (sent: number, max: number, purpose: string) => {
@@ -259,6 +278,8 @@ async function record(args: string[], io: CliIO): Promise<MainResult> {
     host: { type: 'string' },
     config: { type: 'string' },
     timeout: { type: 'string' },
+    'max-body': { type: 'string' },
+    'keep-secrets': { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
   }) as Record<string, string | boolean | undefined>
   const str = (name: string) => values[name] as string | undefined
@@ -272,18 +293,31 @@ async function record(args: string[], io: CliIO): Promise<MainResult> {
   const { startRecorder } = await import('../record.ts')
   const recorder = await startRecorder({
     target,
-    file: str('out') ?? 'session.json',
+    file: str('out') ?? 'session.jsonl',
     port,
     host: str('host') ?? '127.0.0.1',
     config,
     timeoutMs: int('timeout', str('timeout'), 30_000),
+    maxBody: size('max-body', str('max-body')),
+    keepSecrets: values['keep-secrets'] === true,
+    onError: (error) => io.stderr.write(`${NAME} record: ${error.message}\n`),
     onExchange: (exchange) =>
       io.stdout.write(
-        `${exchange.request.method} ${exchange.request.path} ${exchange.response.status} ${exchange.duration_ms} ms\n`,
+        `${exchange.request.method} ${exchange.request.path} ${exchange.response.status} ${exchange.duration_ms} ms${exchange.response.note ? ` (${exchange.response.note})` : ''}\n`,
       ),
   })
   io.stdout.write(
     `Recording ${shown(target)} through ${recorder.url} into ${recorder.file} (Ctrl-C stops)\n`,
   )
-  return { recorder }
+  return {
+    recorder: {
+      url: recorder.url,
+      async close() {
+        await recorder.close()
+        io.stdout.write(
+          `${counted(recorder.saved, 'exchange')} saved to ${recorder.file}\n`,
+        )
+      },
+    },
+  }
 }

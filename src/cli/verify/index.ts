@@ -2,6 +2,7 @@ import { DEMO_KEY_ONE } from '../../../fixtures/demo-keys.ts'
 import { LEDGER } from '../../assumptions.ts'
 import { resolveOptions } from '../../options.ts'
 import { createSandboxCore } from '../../sandbox-core.ts'
+import { problemJson, SandboxError } from '../../request/errors.ts'
 import { sandboxOptionsOf } from './config.ts'
 import {
   NOT_PROBED,
@@ -13,7 +14,9 @@ import {
 } from './probes.ts'
 import {
   createProber,
+  DEFAULT_MAX_CREATES,
   ProbeStopped,
+  type ProbeRequest,
   type PlannedRequest,
   type ProberOptions,
 } from './transport.ts'
@@ -41,6 +44,15 @@ export interface VerifyReport {
   coverage: { probed: number; observable: number }
   requests: number
   creates: number
+  /** The host every request went to, and so every record was created on. */
+  host: string
+  /**
+   * Set when `--max-creates` or `--max-requests` ran out before every row was
+   * probed: the flags and values that would probe the rest.
+   */
+  budget?: { flag: '--max-creates' | '--max-requests'; suggested: number }[]
+  /** Set for `verify --from`: how many recorded exchanges were replayed, offline. */
+  offline?: { exchanges: number }
   /** The tag in the name (or email) of every record the run created. */
   tag: string
   /** Set when Ctrl-C (or the signal) stopped the run: the report is partial. */
@@ -88,6 +100,42 @@ export function toExpectations(config: Record<string, unknown>): Expectations {
 }
 
 /**
+ * Answers probes from an in-process sandbox configured with `config`, as the
+ * service would if it behaved as expected, including the standalone server's
+ * header-count limit, which no in-process request meets otherwise.
+ */
+async function sandboxSend(
+  config: Record<string, unknown>,
+  expect: Expectations,
+  key: string,
+): Promise<(request: Request, probe: ProbeRequest) => Promise<Response>> {
+  const { sandbox } = createSandboxCore({
+    ...sandboxOptionsOf(config),
+    customersPerAccount: 0,
+  })
+  await sandbox.ready
+  return async (request, probe) => {
+    if (
+      probe.headerCount !== undefined &&
+      probe.headerCount > expect.maxHeadersCount
+    )
+      return new SandboxError(
+        'headers_too_large',
+        `The request has more than ${expect.maxHeadersCount} header fields.`,
+      ).toResponse('req_dry_run', problemJson)
+    const headers = new Headers(request.headers)
+    const auth = headers.get('authorization')
+    if (auth) headers.set('authorization', auth.replace(key, DEMO_KEY_ONE))
+    return sandbox.fetch(
+      new Request(
+        new URL(new URL(request.url).pathname, 'http://sandbox.test'),
+        { method: 'POST', headers, body: await request.text() },
+      ),
+    )
+  }
+}
+
+/**
  * Holds the sandbox's assumptions against a live implementation of the two
  * operations: one probe group per ledger row with an observable effect, within
  * a request budget, and returns each row's verdict and the options that make
@@ -103,26 +151,7 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyReport> {
   const maxRequests = options.maxRequests ?? 200
   let send = options.send
   const key = options.key
-  if (options.dryRun) {
-    // @note The battery runs against a sandbox as configured, so the list shows
-    // what the service gets when it behaves as expected.
-    const { sandbox } = createSandboxCore({
-      ...sandboxOptionsOf(config),
-      customersPerAccount: 0,
-    })
-    await sandbox.ready
-    send = async (request) => {
-      const headers = new Headers(request.headers)
-      const auth = headers.get('authorization')
-      if (auth) headers.set('authorization', auth.replace(key, DEMO_KEY_ONE))
-      return sandbox.fetch(
-        new Request(
-          new URL(new URL(request.url).pathname, 'http://sandbox.test'),
-          { method: 'POST', headers, body: await request.text() },
-        ),
-      )
-    }
-  }
+  if (options.dryRun) send = await sandboxSend(config, expect, key)
   const prober = createProber({
     ...options,
     key,
@@ -213,6 +242,42 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyReport> {
   for (const row of rows)
     if (row.verdict !== 'unknown' && row.config)
       Object.assign(written, row.config)
+  const budget: NonNullable<VerifyReport['budget']> = []
+  const ranOut = (flag: string) =>
+    [...results.values()].some((row) =>
+      row.observed.startsWith(`not probed: ${flag} `),
+    )
+  if (
+    !options.dryRun &&
+    (ranOut('--max-creates') || ranOut('--max-requests'))
+  ) {
+    // @note What the battery needs against a sandbox configured as observed
+    // so far, with room for bounds not yet seen: a rerun with it probes the rest.
+    const needed = await runVerify({
+      target: options.target,
+      key,
+      config: written,
+      dryRun: true,
+      rate: 1_000_000,
+      maxRequests: 100_000,
+      maxCreates: 100_000,
+    })
+    const roomy = (n: number, least: number) =>
+      Math.max(least, Math.ceil((n * 1.5) / 10) * 10)
+    if (ranOut('--max-creates'))
+      budget.push({
+        flag: '--max-creates',
+        suggested: roomy(
+          needed.creates,
+          (options.maxCreates ?? DEFAULT_MAX_CREATES) * 2,
+        ),
+      })
+    if (ranOut('--max-requests'))
+      budget.push({
+        flag: '--max-requests',
+        suggested: roomy(needed.requests, maxRequests * 2),
+      })
+  }
   const count = (verdict: string) =>
     rows.filter((row) => row.verdict === verdict).length
   const notObservable = Object.entries(NOT_PROBED).filter(([, why]) =>
@@ -232,6 +297,8 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyReport> {
     },
     requests: prober.requests,
     creates: prober.creates,
+    host: prober.host,
+    ...(budget.length > 0 && { budget }),
     tag: prober.tag,
     ...(stopped && { stopped }),
     ...(failed && { failed }),

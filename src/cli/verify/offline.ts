@@ -5,9 +5,12 @@ import { createSandboxCore } from '../../sandbox-core.ts'
 import type { VerifyReport } from './index.ts'
 import { sandboxOptionsOf } from './config.ts'
 import { NOT_PROBED, type RowResult } from './probes.ts'
+import { counted } from './report.ts'
 import { OPERATION_PATHS } from './transport.ts'
 
 const BAD_KEY = 'sk_test_VerifyProbeNotAKey00000'
+// The sandbox's customer ids, as the ledger's customer.id-format row states them.
+const CUSTOMER_ID = /^cus_[0-9A-Za-z]{14}$/
 
 interface Answer {
   status: number
@@ -74,6 +77,13 @@ function rowOf(
   if (has(431)) return 'limits.header-count'
   if (has(409)) return 'customer.email-uniqueness'
   if (has(401) || has(403)) return 'auth.errors'
+  if (customers && !has(400) && !has(415)) {
+    // @note A customer sent without one of its fields speaks to which fields
+    // are required, whether the service took it or named the missing field.
+    const body = parse(exchange.request.body)
+    if (body && (!('name' in body) || !('email' in body)))
+      return 'customer.required-fields'
+  }
   const failed = sandbox.status >= 400 ? sandbox : service
   if (failed.status === 422 || failed.status === 400) {
     const field = fieldOf(failed)
@@ -124,6 +134,11 @@ function difference(service: Answer, sandbox: Answer): string | undefined {
   return undefined
 }
 
+const hostOf = (target: unknown): string =>
+  typeof target === 'string' && URL.canParse(target)
+    ? new URL(target).host
+    : 'the recorded service'
+
 /**
  * Compares a session that `record` saved with the sandbox's own answers,
  * offline: each recorded call of the two operations is replayed, in order,
@@ -161,7 +176,9 @@ export async function verifyRecorded(
     if (
       exchange.request.method !== 'POST' ||
       !(OPERATION_PATHS as readonly string[]).includes(path) ||
-      exchange.response.status === 502
+      exchange.response.status === 502 ||
+      // Kept without its body (too large, cut short): nothing to compare.
+      exchange.response.note !== undefined
     )
       continue
     // @note The recorded credential is masked (and holds "…", which no header
@@ -195,6 +212,24 @@ export async function verifyRecorded(
     const ours = parse(answer.body)?.token
     if (typeof theirs === 'string' && typeof ours === 'string')
       tokens.set(theirs, ours)
+    if (
+      path === '/v1/customers' &&
+      exchange.response.status >= 200 &&
+      exchange.response.status < 300
+    ) {
+      const id = parse(exchange.response.body)?.id
+      if (typeof id === 'string') {
+        seen.set(
+          'customer.id-format',
+          (seen.get('customer.id-format') ?? 0) + 1,
+        )
+        if (!CUSTOMER_ID.test(id)) {
+          const list = findings.get('customer.id-format') ?? []
+          list.push(`POST ${path}: id ${JSON.stringify(id.slice(0, 40))}`)
+          findings.set('customer.id-format', list)
+        }
+      }
+    }
     const row = rowOf(exchange, answer, usedToken)
     seen.set(row, (seen.get(row) ?? 0) + 1)
     const diff = difference(exchange.response, answer)
@@ -232,8 +267,8 @@ export async function verifyRecorded(
       verdict: found ? 'differs' : 'matches',
       expected: item.default,
       observed: found
-        ? `${found.length} of ${count} exchanges differ; first: ${found[0]}`
-        : `${count} recorded exchanges agree`,
+        ? `${found.length} of ${counted(count, 'recorded exchange')} ${found.length === 1 ? 'differs' : 'differ'}; first: ${found[0]}`
+        : `${counted(count, 'recorded exchange')} ${count === 1 ? 'agrees' : 'agree'}`,
     }
   })
   const tally = (v: string) => rows.filter((r) => r.verdict === v).length
@@ -255,6 +290,8 @@ export async function verifyRecorded(
     },
     requests: 0,
     creates: 0,
+    host: hostOf(recorded.target),
+    offline: { exchanges: replayed },
     tag: 'none (offline)',
     config,
     log: [],

@@ -11,6 +11,19 @@ const COLOURS = {
 } as const
 
 /**
+ * `1 request`, `2 requests`: a count with its noun in the right number.
+ *
+ * @example
+ * counted(1, 'recorded exchange') // '1 recorded exchange'
+ */
+export function counted(n: number, noun: string): string {
+  return `${n} ${n === 1 ? noun : `${noun}s`}`
+}
+
+const plural = (n: number, one: string, many: string): string =>
+  n === 1 ? one : many
+
+/**
  * The report as a terminal table: one line per ledger row, what differs
  * under it, then the totals.
  *
@@ -44,9 +57,18 @@ export function formatReport(
   const { matches, differs, unknown } = report.summary
   out.push(
     '',
-    `${matches} match, ${differs} differ, ${unknown} unknown. ${report.coverage.probed} of the ${report.coverage.observable} rows with an observable effect are probed.`,
-    `${report.requests} requests sent, ${report.creates} records created (each tagged "${report.tag}" in its name or email).`,
+    `${matches} ${plural(matches, 'matches', 'match')}, ${differs} ${plural(differs, 'differs', 'differ')}, ${unknown} unknown. ${report.coverage.probed} of the ${report.coverage.observable} rows with an observable effect are ${report.offline ? 'judged' : 'probed'}.`,
+    report.offline
+      ? `${counted(report.offline.exchanges, 'recorded exchange')} replayed offline; nothing was sent to the service and no record was created.`
+      : `${counted(report.requests, 'request')} sent to ${report.host}, ${counted(report.creates, 'record')} created there${report.creates > 0 ? ` (each tagged "${report.tag}" in its name or email)` : ''}.`,
   )
+  for (const { flag, suggested } of report.budget ?? [])
+    out.push(
+      paint(
+        'yellow',
+        `${flag} ran out before every row was probed: run again with ${flag} ${suggested} to probe the rest.`,
+      ),
+    )
   const inexpressible = report.rows.filter(
     (row) => row.verdict === 'differs' && row.inexpressible,
   )

@@ -1,6 +1,12 @@
 import { request as httpRequest } from 'node:http'
 import { request as httpsRequest } from 'node:https'
 import { maskSecret } from '../../model/secrets.ts'
+import {
+  BodyTooLarge,
+  DEFAULT_MAX_BODY,
+  explainNetworkError,
+  readBounded,
+} from '../bounded-body.ts'
 
 /** The only two operations `verify` ever calls. */
 export const OPERATION_PATHS = ['/v1/customers', '/v2/tokens'] as const
@@ -35,13 +41,27 @@ export interface ProbeResponse {
 
 /** A request the budget, the user or the network stopped: the row becomes `unknown`. */
 export class ProbeStopped extends Error {
-  /** `budget`, `aborted` or `network`: what ended it. */
+  /** What ended it; `network` covers any misbehaving answer (size, redirect). */
   readonly kind: 'budget' | 'aborted' | 'network'
   constructor(message: string, kind: 'budget' | 'aborted' | 'network') {
     super(message)
     this.kind = kind
   }
 }
+
+/**
+ * Enough for a service whose every configurable assumption differs from the
+ * sandbox's defaults (29 records in `test/regressions/29-*`), with room.
+ */
+export const DEFAULT_MAX_CREATES = 40
+
+/** Same-origin hops followed for one probe before it is given up. */
+const MAX_REDIRECTS = 5
+
+/** Whether `url` is one of the two operations under `base`, where a hop may go. */
+const isOperationUrl = (url: URL, base: string): boolean =>
+  url.search === '' &&
+  OPERATION_PATHS.some((path) => url.href === new URL(`${base}${path}`).href)
 
 /** Settings of the request budget and pacing. */
 export interface ProberOptions {
@@ -51,16 +71,18 @@ export interface ProberOptions {
   key: string
   /** @default 200 */
   maxRequests?: number
-  /** @default 20 */
+  /** @default 40 */
   maxCreates?: number
   /** Requests per second at most. @default 5 */
   rate?: number
   /** Per-request timeout in milliseconds. @default 10000 */
   timeoutMs?: number
+  /** The most bytes of one answer's decoded body that are read. @default 8 MB */
+  maxBody?: number
   /** Aborts the run: requests in flight end and later ones are refused. */
   signal?: AbortSignal
   /** Answers requests instead of the network (dry runs and offline checks). */
-  send?: (request: Request) => Promise<Response>
+  send?: (request: Request, probe: ProbeRequest) => Promise<Response>
   /** Called after each request, for a progress bar. */
   onRequest?: (sent: number, request: ProbeRequest) => void
 }
@@ -85,6 +107,8 @@ export interface Prober {
   readonly log: PlannedRequest[]
   readonly requests: number
   readonly creates: number
+  /** The host every request went to, and so every record was created on. */
+  readonly host: string
   /** A tag unique to this run, carried by the name of every created customer. */
   readonly tag: string
 }
@@ -101,9 +125,11 @@ export interface Prober {
 export function createProber(options: ProberOptions): Prober {
   const base = options.target.replace(/\/+$/, '')
   const maxRequests = options.maxRequests ?? 200
-  const maxCreates = options.maxCreates ?? 20
+  const maxCreates = options.maxCreates ?? DEFAULT_MAX_CREATES
   const interval = 1000 / (options.rate ?? 5)
   const timeoutMs = options.timeoutMs ?? 10_000
+  const maxBody = options.maxBody ?? DEFAULT_MAX_BODY
+  const origin = new URL(base).origin
   const secrets = new Set<string>([options.key])
   const log: PlannedRequest[] = []
   let requests = 0
@@ -133,9 +159,65 @@ export function createProber(options: ProberOptions): Prober {
       options.signal?.addEventListener('abort', stop, { once: true })
     })
 
+  /**
+   * One request and its bounded answer; a redirect's body is not read, only
+   * its `Location`.
+   */
+  async function transmit(
+    url: string,
+    probe: ProbeRequest,
+    headers: Record<string, string>,
+    body: string,
+  ): Promise<{ response: Response; bytes: Buffer; location?: string }> {
+    const timeout = AbortSignal.timeout(timeoutMs)
+    const signal = options.signal
+      ? AbortSignal.any([options.signal, timeout])
+      : timeout
+    const request = new Request(url, {
+      method: 'POST',
+      headers,
+      body,
+      signal,
+      redirect: 'manual',
+    })
+    try {
+      const response =
+        probe.headerCount !== undefined && !options.send
+          ? await sendExactHeaders(request, body, probe.headerCount, maxBody)
+          : options.send
+            ? await options.send(request, probe)
+            : await fetch(request)
+      const location = response.headers.get('location')
+      if (response.status >= 300 && response.status < 400 && location) {
+        await response.body?.cancel().catch(() => undefined)
+        return { response, bytes: Buffer.alloc(0), location }
+      }
+      return { response, bytes: await readBounded(response, maxBody) }
+    } catch (error) {
+      if (error instanceof ProbeStopped) throw error
+      if (options.signal?.aborted)
+        throw new ProbeStopped('stopped (interrupted)', 'aborted')
+      if (error instanceof BodyTooLarge)
+        throw new ProbeStopped(
+          `${error.message} (to "${probe.purpose}")`,
+          'network',
+        )
+      if (timeout.aborted)
+        throw new ProbeStopped(
+          `the service did not answer within ${timeoutMs} ms`,
+          'network',
+        )
+      throw new ProbeStopped(
+        `the request failed: ${explainNetworkError(error)}`,
+        'network',
+      )
+    }
+  }
+
   return {
     log,
     tag,
+    host: new URL(base).host,
     get requests() {
       return requests
     },
@@ -174,55 +256,66 @@ export function createProber(options: ProberOptions): Prober {
         typeof probe.body === 'string'
           ? probe.body
           : JSON.stringify(probe.body ?? {})
-      const url = `${base}${probe.path}`
+      const first = `${base}${probe.path}`
       log.push({
         method: 'POST',
-        url,
+        url: first,
         headers: Object.fromEntries(
           Object.entries(headers).map(([k, v]) => [k, redact(v)]),
         ),
         body: body.length > 200 ? `<${body.length} bytes>` : redact(body),
         purpose: probe.purpose,
       })
-      await wait(nextAt - performance.now())
-      nextAt = performance.now() + interval
-      requests++
       if (probe.creates) creates++
-      const timeout = AbortSignal.timeout(timeoutMs)
-      const signal = options.signal
-        ? AbortSignal.any([options.signal, timeout])
-        : timeout
-      const request = new Request(url, {
-        method: 'POST',
-        headers,
-        body,
-        signal,
-      })
-      let response: Response
-      let text: string
+      let response: Response | undefined
+      let bytes: Buffer | undefined
       try {
-        response =
-          probe.headerCount !== undefined && !options.send
-            ? await sendExactHeaders(request, body, probe.headerCount)
-            : await (options.send ?? fetch)(request)
-        text = await response.text()
+        // @note Redirects are followed here, one counted and paced request per
+        // hop, and only to the two operations on the target's own origin.
+        for (let hop = 0, url = first; ; hop++) {
+          if (hop > 0 && requests >= maxRequests)
+            throw new ProbeStopped(
+              `not probed: --max-requests (${maxRequests}) reached while following the service's redirects`,
+              'budget',
+            )
+          await wait(nextAt - performance.now())
+          nextAt = performance.now() + interval
+          requests++
+          try {
+            const sent = await transmit(url, probe, headers, body)
+            if (sent.location === undefined) {
+              response = sent.response
+              bytes = sent.bytes
+              break
+            }
+            const next = new URL(sent.location, url)
+            const shownUrl = redact(next.href)
+            const status = sent.response.status
+            if (next.origin !== origin)
+              throw new ProbeStopped(
+                `the service redirected POST ${probe.path} (${status}) to another origin, ${shownUrl}: not followed`,
+                'network',
+              )
+            if (!isOperationUrl(next, base))
+              throw new ProbeStopped(
+                `the service redirected POST ${probe.path} (${status}) to ${shownUrl}, which is not one of the two operations: not followed`,
+                'network',
+              )
+            if (hop >= MAX_REDIRECTS)
+              throw new ProbeStopped(
+                `the service redirected POST ${probe.path} ${MAX_REDIRECTS + 1} times in a row (last to ${shownUrl}): not followed further`,
+                'network',
+              )
+            url = next.href
+          } finally {
+            options.onRequest?.(requests, probe)
+          }
+        }
       } catch (error) {
-        if (options.signal?.aborted)
-          throw new ProbeStopped('stopped (interrupted)', 'aborted')
-        if (timeout.aborted)
-          throw new ProbeStopped(
-            `the service did not answer within ${timeoutMs} ms`,
-            'network',
-          )
-        const cause = (error as { cause?: { code?: string; message?: string } })
-          .cause
-        throw new ProbeStopped(
-          `the request failed: ${cause?.code ?? cause?.message ?? (error as Error).message}`,
-          'network',
-        )
-      } finally {
-        options.onRequest?.(requests, probe)
+        if (probe.creates) creates--
+        throw error
       }
+      const text = bytes.toString('utf8')
       // Nothing was created unless the service said so.
       if (
         probe.creates &&
@@ -253,6 +346,7 @@ function sendExactHeaders(
   request: Request,
   body: string,
   count: number,
+  maxBody: number,
 ): Promise<Response> {
   const url = new URL(request.url)
   const headers: Record<string, string> = {
@@ -272,7 +366,15 @@ function sendExactHeaders(
       { method: 'POST', headers, signal: request.signal },
       (res) => {
         const chunks: Buffer[] = []
-        res.on('data', (chunk: Buffer) => chunks.push(chunk))
+        let size = 0
+        res.on('data', (chunk: Buffer) => {
+          size += chunk.length
+          if (size <= maxBody) chunks.push(chunk)
+          else {
+            res.destroy()
+            reject(new BodyTooLarge(maxBody, false))
+          }
+        })
         res.on('error', reject)
         res.on('end', () => {
           const out = new Headers()

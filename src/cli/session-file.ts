@@ -1,0 +1,193 @@
+import { createReadStream } from 'node:fs'
+import { open } from 'node:fs/promises'
+import { createInterface } from 'node:readline'
+import type { RecordedExchange } from './record.ts'
+
+/** The first line of a session that `record` appends to, one exchange a line after it. */
+export const RECORDING_FORMAT = 'customer-token-sandbox/recording'
+
+/** The first line of a recording: what the session starts from. */
+export interface RecordingHeader {
+  format: typeof RECORDING_FORMAT
+  version: 1
+  /** The live service's base URL. */
+  target: string
+  /** Whether token secrets were kept in full (`record --keep-secrets`). */
+  keep_secrets: boolean
+  /** The sandbox's session at the start, as `sandbox.export()` gives it. */
+  session: {
+    data: {
+      accounts: { id: string }[]
+      api_keys: { id: string; account_id: string }[]
+      customers: Record<string, unknown>[]
+      tokens: Record<string, unknown>[]
+    }
+  } & Record<string, unknown>
+}
+
+/** A session file that cannot be read: the CLI prints it as a usage mistake. */
+export class SessionFileError extends Error {}
+
+const asObject = (text: string): Record<string, unknown> | undefined => {
+  try {
+    const value = JSON.parse(text) as unknown
+    return value && typeof value === 'object' && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Reads a session file: a recording that `record` appended (JSON Lines) or a
+ * single JSON session (what `GET /__sandbox/export` and earlier `record`
+ * releases wrote). A recording comes back as the session it stands for,
+ * with the customers (and, when kept, the tokens) the service created and
+ * its exchanges under `recorded`, so `--from`, `verify --from` and
+ * `createSandbox({ from })` take either.
+ *
+ * @example
+ * const sandbox = createSandbox({ from: await readSessionFile('session.jsonl') })
+ * @see startRecorder
+ */
+export async function readSessionFile(
+  path: string,
+  /** How messages name the file: `--from session.jsonl`. */
+  flag?: string,
+): Promise<unknown> {
+  const named = flag === undefined ? path : `${flag} ${path}`
+  let first: string
+  try {
+    const handle = await open(path)
+    try {
+      const buffer = Buffer.alloc(4096)
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0)
+      first = buffer.subarray(0, bytesRead).toString('utf8')
+    } finally {
+      await handle.close()
+    }
+  } catch (error) {
+    throw new SessionFileError(
+      `cannot read ${named}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    )
+  }
+  if (!first.includes(`"format":"${RECORDING_FORMAT}"`))
+    return readWholeJson(named, path)
+  const lines = createInterface({
+    input: createReadStream(path, 'utf8'),
+    crlfDelay: Infinity,
+  })
+  let header: RecordingHeader | undefined
+  const exchanges: RecordedExchange[] = []
+  let torn = 0
+  for await (const line of lines) {
+    if (line.trim() === '') continue
+    const value = asObject(line)
+    if (!header) {
+      if (value?.format !== RECORDING_FORMAT || !value.session)
+        throw new SessionFileError(
+          `${named}: the first line is not the header of a recording`,
+        )
+      header = value as unknown as RecordingHeader
+      continue
+    }
+    // @note A line cut short by a crash is the last one: the rest is whole.
+    if (value?.request && value.response)
+      exchanges.push(value as unknown as RecordedExchange)
+    else torn++
+  }
+  if (!header) throw new SessionFileError(`${named}: the recording is empty`)
+  return sessionOf(header, exchanges, torn)
+}
+
+async function readWholeJson(named: string, path: string): Promise<unknown> {
+  const { readFile } = await import('node:fs/promises')
+  let content: string
+  try {
+    content = await readFile(path, 'utf8')
+  } catch (error) {
+    throw new SessionFileError(
+      `cannot read ${named}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    )
+  }
+  try {
+    return JSON.parse(content)
+  } catch (error) {
+    throw new SessionFileError(
+      `${named} is not valid JSON: ${(error as Error).message}`,
+    )
+  }
+}
+
+const isSuccess = (exchange: RecordedExchange, path: string): boolean =>
+  exchange.request.path.replace(/\?.*$/, '') === path &&
+  exchange.response.status >= 200 &&
+  exchange.response.status < 300
+
+/**
+ * The session a recording stands for: its starting session, plus each
+ * customer the service created and, when the secrets were kept, each token
+ * it minted, so that a client still holding one is let in.
+ */
+function sessionOf(
+  header: RecordingHeader,
+  exchanges: RecordedExchange[],
+  torn: number,
+): unknown {
+  const session = structuredClone(header.session)
+  const owner = session.data.accounts[0]?.id
+  const issuer = session.data.api_keys.find((k) => k.account_id === owner)?.id
+  const known = new Set(session.data.customers.map((c) => c.id))
+  const tokens = new Set(session.data.tokens.map((t) => t.id))
+  for (const exchange of exchanges) {
+    if (owner === undefined) break
+    const body = asObject(exchange.response.body)
+    if (!body || typeof body.id !== 'string') continue
+    if (isSuccess(exchange, '/v1/customers') && !known.has(body.id)) {
+      known.add(body.id)
+      session.data.customers.push({
+        id: body.id,
+        account_id: owner,
+        ...(typeof body.name === 'string' && { name: body.name }),
+        ...(typeof body.email === 'string' && { email: body.email }),
+        created_at: exchange.at,
+      })
+    }
+    if (
+      header.keep_secrets &&
+      issuer !== undefined &&
+      isSuccess(exchange, '/v2/tokens') &&
+      typeof body.token === 'string' &&
+      !tokens.has(body.id)
+    ) {
+      tokens.add(body.id)
+      const expiresIn =
+        typeof body.expires_in === 'number' ? body.expires_in : 3600
+      session.data.tokens.push({
+        id: body.id,
+        account_id: owner,
+        secret: body.token,
+        scopes: Array.isArray(body.scopes) ? body.scopes : [],
+        expires_in: expiresIn,
+        expires_at:
+          typeof body.expires_at === 'string'
+            ? body.expires_at
+            : new Date(
+                Date.parse(exchange.at) + expiresIn * 1000,
+              ).toISOString(),
+        created_at:
+          typeof body.created_at === 'string' ? body.created_at : exchange.at,
+        issued_by: issuer,
+      })
+    }
+  }
+  return {
+    ...session,
+    recorded: {
+      target: header.target,
+      exchanges,
+      ...(torn > 0 && { torn_lines: torn }),
+    },
+  }
+}
