@@ -34,6 +34,7 @@ const EXAMPLES: Partial<Record<FlagName, [string[], unknown]>> = {
   maxHeadersCount: [['--max-headers-count', '50'], 50],
   maxConnections: [['--max-connections', '64'], 64],
   dataFile: [['--data-file', 'sandbox.jsonl'], 'sandbox.jsonl'],
+  store: [['--store', 'redis://127.0.0.1:6379/0'], 'redis://127.0.0.1:6379/0'],
   logFormat: [['--log-format', 'json'], 'json'],
   quiet: [['--quiet'], true],
   seed: [['--seed', '42'], 42],

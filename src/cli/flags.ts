@@ -361,6 +361,16 @@ export const FLAG_TABLE = {
     env: 'SANDBOX_DATA_FILE',
     config: true,
   },
+  store: {
+    target: 'server',
+    section: 'server',
+    flag: 'store',
+    value: 'URL',
+    parse: text,
+    help: 'keep the data in Redis or Valkey (redis://host:port/db), shared by every replica started with the same URL; not beside --data-file',
+    env: 'SANDBOX_STORE',
+    config: true,
+  },
   // Deprecated and ignored: every write is stored before it is answered.
   dataFileDelayMs: { target: 'server', section: 'server', config: true },
   from: {

@@ -374,7 +374,9 @@ export function storageUnavailable(
   error: Error,
   store?: Pick<Store, 'kind'>,
 ): SandboxError {
-  const code = (error as { code?: string }).code ?? 'EIO'
+  const code =
+    (error as { code?: string }).code ??
+    (store?.kind === 'redis' ? 'REDIS_UNAVAILABLE' : 'EIO')
   const where =
     store?.kind === 'redis'
       ? ['in its Redis store', 'Redis can be reached again']

@@ -354,6 +354,37 @@ async function takeStoredScenario(
 ): Promise<ScenarioEffect | undefined> {
   const store = ctx.storage
   const queued = !request.headers.has('x-sandbox-scenario')
+  if (!store?.sync || !queued)
+    return takeAndStore(ctx, operation, request, state, accountId)
+  // @note One take at a time in a replica of a fleet: a take that another
+  // replica won is put back before it is taken from the store's queues, and
+  // no other request here may take it meanwhile.
+  const previous = takes.get(ctx) ?? Promise.resolve()
+  const turn = previous.then(() =>
+    takeAndStore(ctx, operation, request, state, accountId),
+  )
+  takes.set(
+    ctx,
+    turn.then(
+      () => undefined,
+      () => undefined,
+    ),
+  )
+  return turn
+}
+
+// The take under way in each replica of a fleet.
+const takes = new WeakMap<SandboxContext, Promise<unknown>>()
+
+async function takeAndStore(
+  ctx: SandboxContext,
+  operation: Operation,
+  request: Request,
+  state: RequestState,
+  accountId: string,
+): Promise<ScenarioEffect | undefined> {
+  const store = ctx.storage
+  const queued = !request.headers.has('x-sandbox-scenario')
   for (let attempt = 1; ; attempt++) {
     const before = store?.sync && queued ? savedQueues(ctx) : undefined
     const taken = { account_id: null as string | null, operation }

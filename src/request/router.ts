@@ -6,10 +6,14 @@ import type {
   RouteCall,
   SandboxContext,
 } from './context.ts'
-import { reportUnexpected, SandboxError } from './errors.ts'
+import { reportUnexpected, SandboxError, storageUnavailable } from './errors.ts'
 import type { JournalEntry } from './journal.ts'
 import { LimitReachedError, limitReached } from './limits.ts'
 import { clip } from './validation.ts'
+
+// What a replica answers while its shared store is away: its health
+// (degraded) and the document, which depend on no data.
+const ANSWERED_WITHOUT_STORE = new Set(['/__sandbox/health', '/openapi.json'])
 
 /** The sandbox's route table and the one way into it. */
 export interface Router {
@@ -181,6 +185,15 @@ export function createRouter(
     routes,
     owns: (href) => locate(href).area !== undefined,
     async fetch(request) {
+      // @note A store that replicas share may hold writes this copy has not
+      // seen: catch up first, so that nothing is answered from stale state.
+      const store = ctx.storage
+      const unsynced = store?.sync
+        ? await store.sync().then(
+            () => undefined,
+            (error: Error) => error,
+          )
+        : undefined
       const href = request.url
       const place = locate(href)
       const bearer = readBearer(request.headers.get('authorization'))
@@ -203,6 +216,12 @@ export function createRouter(
       let operation: Route['operation'] = undefined
       let response: Response
       try {
+        // Health says the store is away; everything else waits for it.
+        if (
+          unsynced &&
+          !ANSWERED_WITHOUT_STORE.has((place as { path?: string }).path ?? '')
+        )
+          throw storageUnavailable(unsynced, store)
         const found = place.area === undefined ? undefined : lookup(place.path)
         const route = found && routeFor(found.entry.methods, request.method)
         if (!found || !route) {

@@ -41,6 +41,7 @@ import {
   type Explain,
 } from '../option-messages.ts'
 import type { SandboxCore } from '../sandbox.ts'
+import type { RedisStore } from '../model/redis-store.ts'
 
 /** One request as the server logs it. */
 export interface RequestLog {
@@ -78,6 +79,17 @@ export interface SandboxServerOptions extends SandboxOptions {
    * @example createSandboxServer({ dataFile: 'sandbox.json' })
    */
   dataFile?: string
+  /**
+   * Keeps the sandbox in Redis (7 or later) or Valkey, which several
+   * replicas of the server share, behind a load balancer: a `201` from any
+   * replica is in Redis, and every replica answers its next request from
+   * what Redis holds. A Redis that cannot be reached at start is an error;
+   * while it is away, calls answer `503 storage_unavailable`. Not beside
+   * `dataFile`.
+   * @default undefined
+   * @example createSandboxServer({ store: 'redis://127.0.0.1:6379/0' })
+   */
+  store?: string | { url: string; namespace?: string }
   /**
    * @deprecated Ignored: with a data file, every write is stored before it
    * is answered.
@@ -216,6 +228,20 @@ const ServerOptionsSchema = z.object({
   port: wholeNumber(0, 65_535),
   host: z.string().min(1, { message: 'must not be empty' }),
   dataFile: z.string().min(1, { message: 'must not be empty' }),
+  store: z.union([
+    z.string().regex(/^rediss?:\/\//, {
+      message: 'must be a redis:// or rediss:// URL',
+    }),
+    z.object({
+      url: z.string().regex(/^rediss?:\/\//, {
+        message: 'must be a redis:// or rediss:// URL',
+      }),
+      namespace: z
+        .string()
+        .regex(/^[\w.-]{1,64}$/)
+        .optional(),
+    }),
+  ]),
   adminOrigins: z.array(z.string()),
   allowedHosts: z.array(z.string()),
   headersTimeout: serverLimit(),
@@ -263,6 +289,7 @@ export async function createSandboxServer(
     port = SERVER_DEFAULTS.port,
     host = SERVER_DEFAULTS.host,
     dataFile,
+    store: storeOption,
     dataFileDelayMs: _deprecated,
     onLog,
     onFlush,
@@ -304,7 +331,17 @@ export async function createSandboxServer(
     )
   }
 
+  if (dataFile !== undefined && storeOption !== undefined) {
+    throw new SandboxStartError(
+      (naming) =>
+        `Give ${naming.name('dataFile')} or ${naming.name('store')}, not both: the sandbox keeps its data in one place.`,
+      2,
+    )
+  }
+  const storeUrl =
+    typeof storeOption === 'string' ? { url: storeOption } : storeOption
   let dataLog: DataFileLog | undefined
+  let redis: RedisStore | undefined
   const { sandbox, router, durable } = createSandboxCore(
     {
       // A replayed session keeps the determinism it was recorded with.
@@ -319,16 +356,28 @@ export async function createSandboxServer(
         if (onLog) onLog(logOf(entry))
       },
     },
-    dataFile === undefined
-      ? {}
-      : {
+    dataFile !== undefined
+      ? {
           storage: {
             kind: 'file',
             commit: (write, undo) => dataLog!.commit(write, undo),
             saveState: () => dataLog!.saveState(),
             fault: () => dataLog?.fault(),
           },
-        },
+        }
+      : storeUrl !== undefined
+        ? {
+            storage: {
+              kind: 'redis',
+              sync: () => redis!.sync!(),
+              resync: () => redis!.resync!(),
+              hit: (key, windowMs) => redis!.hit!(key, windowMs),
+              commit: (write, undo) => redis!.commit(write, undo),
+              saveState: () => redis!.saveState(),
+              fault: () => redis?.fault(),
+            },
+          }
+        : {},
   )
   await sandbox.ready
 
@@ -336,8 +385,24 @@ export async function createSandboxServer(
   let lock: DataFileLock | undefined
   // Whatever fails from here on must give the lock back.
   const abandon = async (): Promise<void> => {
+    await redis?.close()
     await dataLog?.close()
     await lock?.release()
+  }
+  if (storeUrl !== undefined) {
+    // @note Loaded only here: the browser bundle never holds a Redis client.
+    const { openRedisStore } = await import('../model/redis-store.ts')
+    try {
+      redis = await openRedisStore(
+        {
+          ...storeUrl,
+          onLog: (line) => console.error(line),
+        },
+        durable,
+      )
+    } catch (error) {
+      throw new SandboxStartError((error as Error).message, 1)
+    }
   }
   if (dataFile !== undefined) {
     // Links followed: one lock and one file, whichever name leads there.
