@@ -4,6 +4,8 @@ export default defineConfig([
   {
     entry: {
       index: 'src/index.ts',
+      fixtures: 'src/fixtures.ts',
+      contract: 'src/contract.ts',
       node: 'src/runtimes/node-entry.ts',
       browser: 'src/runtimes/browser.ts',
       vite: 'src/runtimes/vite.ts',

@@ -93,11 +93,18 @@ export function accountRoutes(ctx: SandboxContext): Route[] {
       account.scenarios.clear()
       return new Response(null, { status: 204 })
     }),
-    route('GET', 'requests', (account, call) =>
-      json(200, { requests: account.journal.list(readLimit(call.url)) }),
-    ),
-    route('DELETE', 'requests', (account) => {
+    route('GET', 'requests', async (account, call) => {
+      const limit = readLimit(call.url)
+      const shared = ctx.storage?.journal
+      return json(200, {
+        requests: shared
+          ? await shared.list({ ...limit, accountId: account.id })
+          : account.journal.list(limit),
+      })
+    }),
+    route('DELETE', 'requests', async (account) => {
       account.journal.clear()
+      await ctx.storage?.journal?.clear(account.id)
       return new Response(null, { status: 204 })
     }),
   ]

@@ -77,6 +77,7 @@ export const createCustomer = defineOperation({
     summary: 'Create a customer',
     description: (options, assumption) =>
       `Needs \`customers:write\` (API keys have every scope${options.v1AcceptsTokens ? '; tokens with it are accepted' : '; tokens are refused'}). ${assumption('customer.success-status')}`,
+    requestName: 'CreateCustomerRequest',
     example: () => {
       const { name, email } = sampleCustomer()
       return { name, email }

@@ -286,11 +286,18 @@ export function sandboxRoutes(
         NO_STORE,
       )
     }),
-    route('GET', 'requests', (call) =>
-      json(200, { requests: sandbox.journal.list(readLimit(call.url)) }),
-    ),
-    route('DELETE', 'requests', () => {
+    route('GET', 'requests', async (call) => {
+      const limit = readLimit(call.url)
+      const shared = ctx.storage?.journal
+      return json(200, {
+        requests: shared
+          ? await shared.list(limit)
+          : sandbox.journal.list(limit),
+      })
+    }),
+    route('DELETE', 'requests', async () => {
       sandbox.journal.clear()
+      await ctx.storage?.journal?.clear()
       return new Response(null, { status: 204 })
     }),
     route('GET', 'clock', clockNow),

@@ -53,8 +53,11 @@ export function createTokenBodySchema(
     .int()
     .min(min)
     .max(max)
+    // @note No JSON Schema `default` here: the body is a named component
+    // (`CreateTokenRequest`), and openapi-typescript types a property with a
+    // `default` in a component as required, so generated clients would have
+    // to send `expires_in`. The description states the default instead.
     .meta({
-      default: settings.expiresIn.default,
       description: `Lifetime in seconds, from ${min} to ${max}; ${settings.expiresIn.default} when omitted. The token must end by 9999-12-31T23:59:59.999Z on the sandbox clock, or the answer is \`422 validation_failed\` with an \`out_of_range\` error on \`expires_in\`.`,
       'x-sandbox-assumption': 'token.expires-in',
     })
@@ -88,6 +91,7 @@ export const createToken = defineOperation({
     summary: 'Create a token',
     description: (_, assumption) =>
       `Needs an API key, or a token with \`tokens:write\`. ${assumption('auth.token-issuers')} ${assumption('token.content-type')}`,
+    requestName: 'CreateTokenRequest',
     example: (options) => ({
       scopes: ['customers:read'],
       expires_in: options.expiresIn.default,

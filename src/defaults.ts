@@ -4,7 +4,7 @@
  * pages generated from them (docs/reference/). Change a default here and nowhere else.
  *
  * @example
- * import { DEFAULTS } from 'customer-token-sandbox'
+ * import { DEFAULTS } from 'customer-token-sandbox/contract'
  * DEFAULTS.expiresIn // { default: 3600, min: 60, max: 86400 }
  */
 export const DEFAULTS = {

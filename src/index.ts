@@ -1,34 +1,10 @@
+// The root export: a sandbox, its options and its errors. The documented
+// keys are in `customer-token-sandbox/fixtures`; the tables the document is
+// made of (error registry, assumption ledger, schemas) in `/contract`.
 export { createSandbox } from './runtimes/create-sandbox.ts'
-export { resolveOptions, DEFAULT_SCOPES } from './options.ts'
-export { DEFAULTS } from './defaults.ts'
-export {
-  ERROR_REGISTRY,
-  SandboxError,
-  problemJson,
-  PROBLEM_TYPE_BASE,
-} from './request/errors.ts'
-export { LEDGER, assumptionLedger } from './assumptions.ts'
-export { CustomerSchema, TokenSchema } from './model/schemas.ts'
-export { createCustomerBodySchema } from '../handlers/customers.ts'
-export { createTokenBodySchema } from '../handlers/tokens.ts'
+export { resolveOptions } from './options.ts'
+export { SandboxError, problemJson } from './request/errors.ts'
 export { maskSecret } from './model/secrets.ts'
-export {
-  DEMO_KEY_ONE,
-  DEMO_KEY_TWO,
-  REVOKED_KEY,
-  PERSONA_RATE_LIMITED_KEY,
-  PERSONA_SLOW_KEY,
-  PERSONA_UNAVAILABLE_KEY,
-  PERSONA_EXPIRED_TOKENS_KEY,
-  PERSONA_READ_ONLY_KEY,
-  DEFAULT_ACCOUNTS,
-} from '../fixtures/demo-keys.ts'
-export {
-  PERSONAS,
-  PERSONA_SLOW_MS,
-  READ_ONLY_SCOPES,
-} from './model/personas.ts'
-export { createOpenApiDocument } from './openapi.ts'
 
 export type {
   SandboxOptions,
@@ -42,7 +18,6 @@ export type {
   FieldError,
   Problem,
 } from './request/errors.ts'
-export type { Assumption } from './assumptions.ts'
 export type { SandboxCollections } from './model/db.ts'
 export type { SandboxClock, ClockAfterSet } from './model/clock.ts'
 export type {
@@ -58,7 +33,6 @@ export type {
   Scenarios,
   LatencyRange,
 } from './request/scenarios.ts'
-export type { Persona } from './model/personas.ts'
 export type {
   Sandbox,
   SandboxCore,
@@ -79,4 +53,3 @@ export type {
 } from './model/schemas.ts'
 export type { CreateCustomerBody } from '../handlers/customers.ts'
 export type { CreateTokenBody } from '../handlers/tokens.ts'
-export type { FixtureAccount, FixtureApiKey } from '../fixtures/demo-keys.ts'

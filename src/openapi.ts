@@ -390,6 +390,44 @@ const SURFACE_DESCRIPTIONS = {
     'This OpenAPI 3.1 document, generated from the schemas the handlers validate with and the options in force. Needs no credential.',
 } as const
 
+/**
+ * The `operationId` of each call of the sandbox's own surface, by its
+ * summary: short names a generator turns into functions (`setClock()`).
+ * They replaced `sandbox` + the summary in camel case
+ * (`sandboxSetOrAdvanceTheClock`) as a deliberate break recorded in the
+ * changelog; a name that ships stays (docs/versioning.md).
+ */
+const SURFACE_OPERATION_IDS = {
+  'Health check': 'getHealth',
+  'Inspect state': 'getState',
+  'Reset to the seed': 'reset',
+  'Mint an API key': 'createApiKey',
+  'Read the journal': 'listRequests',
+  'Clear the journal': 'clearRequests',
+  'Read the clock': 'getClock',
+  'Set or advance the clock': 'setClock',
+  'List scenarios': 'listScenarios',
+  'Queue a scenario': 'queueScenario',
+  'Clear scenarios': 'clearScenarios',
+  'List snapshots': 'listSnapshots',
+  'Take a snapshot': 'createSnapshot',
+  'Restore a snapshot': 'restoreSnapshot',
+  'Read the global latency': 'getLatency',
+  'Set the global latency': 'setLatency',
+  'Remove the global latency': 'clearLatency',
+  'Export the session': 'exportSession',
+  'Read the assumption ledger': 'listAssumptions',
+  'Read the account clock': 'getAccountClock',
+  'Set or advance the account clock': 'setAccountClock',
+  'Drop the account clock': 'clearAccountClock',
+  'List the account scenarios': 'listAccountScenarios',
+  'Queue an account scenario': 'queueAccountScenario',
+  'Clear the account scenarios': 'clearAccountScenarios',
+  'Read the account journal': 'listAccountRequests',
+  'Clear the account journal': 'clearAccountRequests',
+  'Read this document': 'getOpenApiDocument',
+} as const satisfies Record<keyof typeof SURFACE_DESCRIPTIONS, string>
+
 const ref = (name: string): JsonObject => ({
   $ref: `#/components/schemas/${name}`,
 })
@@ -439,14 +477,13 @@ export function createOpenApiDocument(
       operationId: spec.operation,
       description: document.description(options, assumption),
       parameters: [idempotencyKey, scenarioHeader],
-      // @note The request bodies stay inline, not in components:
-      // openapi-typescript types a property with a `default` in a $ref'd
-      // schema as required, so the natural `{ scopes }` call would not compile.
+      // The body is a named component (the input shape: fields with a
+      // default stay optional), so generated clients get a type by its name.
       requestBody: {
         required: true,
         content: {
           'application/json': {
-            schema: jsonSchema(spec.body(options), 'input'),
+            schema: ref(document.requestName),
             example: document.example(options),
           },
         },
@@ -496,7 +533,7 @@ export function createOpenApiDocument(
     tags: ['Sandbox'],
     summary,
     description: SURFACE_DESCRIPTIONS[summary],
-    operationId: `sandbox${summary.replace(/[^A-Za-z]+(.)?/g, (_, c: string | undefined) => (c ?? '').toUpperCase())}`,
+    operationId: SURFACE_OPERATION_IDS[summary],
     security: options.adminToken === undefined ? [] : [{ adminToken: [] }],
     ...(body && {
       requestBody: {
@@ -910,6 +947,12 @@ export function createOpenApiDocument(
       },
       headers: HEADERS,
       schemas: {
+        ...Object.fromEntries(
+          OPERATIONS.map((spec) => [
+            spec.document.requestName,
+            jsonSchema(spec.body(options), 'input'),
+          ]),
+        ),
         ...Object.fromEntries(
           OPERATIONS.map(({ document: { success } }) => [
             success.name,

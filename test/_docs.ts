@@ -51,4 +51,6 @@ export const PACKAGE_ENTRIES: Record<string, string> = {
   'customer-token-sandbox/browser': 'src/runtimes/browser.ts',
   'customer-token-sandbox/vite': 'src/runtimes/vite.ts',
   'customer-token-sandbox/playwright': 'src/runtimes/playwright.ts',
+  'customer-token-sandbox/fixtures': 'src/fixtures.ts',
+  'customer-token-sandbox/contract': 'src/contract.ts',
 }

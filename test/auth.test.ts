@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { DEMO_KEY_ONE, DEMO_KEY_TWO, REVOKED_KEY } from '../src/index.ts'
+import { DEMO_KEY_ONE, DEMO_KEY_TWO, REVOKED_KEY } from '../src/fixtures.ts'
 import { send, targets, type Client, useClients } from './_targets.ts'
 
 const ACCOUNT_ONE = 'acct_DemoAccount001'

@@ -1,6 +1,7 @@
 import { setupServer } from 'msw/node'
 import { afterAll, beforeAll, beforeEach, expect, it, vi } from 'vitest'
-import { createSandbox, DEMO_KEY_ONE } from '../src/index.ts'
+import { createSandbox } from '../src/index.ts'
+import { DEMO_KEY_ONE } from '../src/fixtures.ts'
 
 // Exactly as a consumer's suite uses the sandbox.
 const sandbox = createSandbox({ seed: 1 })

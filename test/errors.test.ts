@@ -1,13 +1,11 @@
 import { describe, expect, it } from 'vitest'
 import {
-  DEMO_KEY_ONE,
-  DEMO_KEY_TWO,
-  ERROR_REGISTRY,
-  REVOKED_KEY,
   type ErrorCode,
   type ErrorFormatter,
   type SandboxOptions,
 } from '../src/index.ts'
+import { DEMO_KEY_ONE, DEMO_KEY_TWO, REVOKED_KEY } from '../src/fixtures.ts'
+import { ERROR_REGISTRY } from '../src/contract.ts'
 import { send, targets, type Client, useClients } from './_targets.ts'
 
 const NOW = '2026-11-22T11:00:00.000Z'

@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises'
 import { afterEach, expect, it } from 'vitest'
 import { renderErrorCatalogue, renderOpenApi } from '../scripts/openapi.ts'
-import { createSandbox, ERROR_REGISTRY } from '../src/index.ts'
+import { createSandbox } from '../src/index.ts'
+import { ERROR_REGISTRY } from '../src/contract.ts'
 import { checkResponse } from './_openapi.ts'
 import { send, targets, type Client } from './_targets.ts'
 
@@ -24,6 +25,38 @@ it('has a committed docs/reference/errors.md that matches the error registry (ru
   expect(catalogue).toBe(renderErrorCatalogue())
   for (const code of Object.keys(ERROR_REGISTRY))
     expect(catalogue).toContain(`\`${code}\``)
+})
+
+// Every component name some release of openapi.json carried: generated
+// clients import them by name, so a name stays once it ships (issue 28).
+const SHIPPED_SCHEMA_NAMES = [
+  'CreateCustomerRequest',
+  'CreateTokenRequest',
+  'Customer',
+  'FieldError',
+  'Problem',
+  'SandboxAccountClock',
+  'SandboxAssumption',
+  'SandboxClock',
+  'SandboxCreatedApiKey',
+  'SandboxHealth',
+  'SandboxHealthDegraded',
+  'SandboxJournalEntry',
+  'SandboxLatency',
+  'SandboxReset',
+  'SandboxRestored',
+  'SandboxScenario',
+  'SandboxSession',
+  'SandboxSnapshot',
+  'SandboxState',
+  'Token',
+]
+
+it('keeps every component schema name that ever shipped', () => {
+  const document = JSON.parse(renderOpenApi())
+  expect(Object.keys(document.components.schemas)).toEqual(
+    expect.arrayContaining(SHIPPED_SCHEMA_NAMES),
+  )
 })
 
 it('documents every error code of the registry', () => {
@@ -83,9 +116,7 @@ for (const target of targets) {
     })
     expect(status).toBe(200)
     expect(body.openapi).toBe('3.1.0')
-    const tokenRequest =
-      body.paths['/v2/tokens'].post.requestBody.content['application/json']
-        .schema
+    const tokenRequest = body.components.schemas.CreateTokenRequest
     expect(tokenRequest.properties.scopes.items.enum).toContain('invoices:read')
     expect(tokenRequest.properties.expires_in.maximum).toBe(600)
     expect(Object.keys(body.paths)).toEqual(

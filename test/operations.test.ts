@@ -1,7 +1,8 @@
 import { afterEach, expect, it } from 'vitest'
 import { OPERATIONS } from '../handlers/index.ts'
 import { DEMO_KEY_ONE } from '../fixtures/demo-keys.ts'
-import { createOpenApiDocument, resolveOptions } from '../src/index.ts'
+import { resolveOptions } from '../src/index.ts'
+import { createOpenApiDocument } from '../src/contract.ts'
 import { OPERATION_NAMES } from '../src/model/operations.ts'
 import { targets, type Client } from './_targets.ts'
 

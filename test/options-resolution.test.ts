@@ -3,11 +3,11 @@ import { LEDGER } from '../src/assumptions.ts'
 import { USAGE } from '../src/cli/cli.ts'
 import {
   createSandbox,
-  DEFAULT_ACCOUNTS,
-  DEFAULTS,
   resolveOptions,
   type SandboxOptions,
 } from '../src/index.ts'
+import { DEFAULT_ACCOUNTS } from '../src/fixtures.ts'
+import { DEFAULTS } from '../src/contract.ts'
 
 it('settles every default in one place', () => {
   const o = resolveOptions()

@@ -1,11 +1,7 @@
 import fc from 'fast-check'
 import { afterEach, describe, expect, it } from 'vitest'
-import {
-  DEMO_KEY_ONE,
-  DEMO_KEY_TWO,
-  ERROR_REGISTRY,
-  REVOKED_KEY,
-} from '../src/index.ts'
+import { DEMO_KEY_ONE, DEMO_KEY_TWO, REVOKED_KEY } from '../src/fixtures.ts'
+import { ERROR_REGISTRY } from '../src/contract.ts'
 import { CustomerSchema, TokenSchema } from '../src/model/schemas.ts'
 import { send, targets, type Client } from './_targets.ts'
 import { rawExchange } from './_raw.ts'

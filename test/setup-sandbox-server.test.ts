@@ -1,7 +1,8 @@
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, expect, it, vi } from 'vitest'
-import { createSandbox, DEMO_KEY_ONE } from '../src/index.ts'
+import { createSandbox } from '../src/index.ts'
+import { DEMO_KEY_ONE } from '../src/fixtures.ts'
 import { setupSandboxServer } from '../src/runtimes/node-entry.ts'
 
 // A real service beside the sandbox: what an unhandled request would reach.

@@ -1,4 +1,5 @@
-import { createSandbox, DEMO_KEY_ONE, type Token } from 'customer-token-sandbox'
+import { createSandbox, type Token } from 'customer-token-sandbox'
+import { DEMO_KEY_ONE } from 'customer-token-sandbox/fixtures'
 import { setupSandboxServer } from 'customer-token-sandbox/node'
 
 const sandbox = createSandbox({ seed: 1 })

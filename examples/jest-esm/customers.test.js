@@ -1,7 +1,8 @@
 // In ESM mode Jest injects `test`, `expect` and the hooks, but not `jest`
 // itself: that one is imported.
 import { jest } from '@jest/globals'
-import { createSandbox, DEMO_KEY_ONE } from 'customer-token-sandbox'
+import { createSandbox } from 'customer-token-sandbox'
+import { DEMO_KEY_ONE } from 'customer-token-sandbox/fixtures'
 import { setupSandboxServer } from 'customer-token-sandbox/node'
 
 const onRequest = jest.fn()

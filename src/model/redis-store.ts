@@ -2,9 +2,11 @@
 // (or Valkey), appended with a compare-and-swap on its length.
 import { createClient } from '@redis/client'
 import type { SandboxData } from './schemas.ts'
+import type { JournalEntry } from '../request/journal.ts'
 import {
   StoreConflict,
   type DurableExtras,
+  type SharedJournal,
   type Store,
   type StoreFault,
   type StoreWrite,
@@ -42,6 +44,14 @@ export interface RedisStoreOptions {
   timeoutMs?: number
   /** Hears the store's outages and recoveries, one line each. */
   onLog?: (line: string) => void
+  /** The fleet's journal; without it, each replica keeps its own. */
+  journal?: JournalOptions
+}
+
+/** Options of the fleet's journal in Redis. */
+interface JournalOptions {
+  /** The most entries kept (`journalLimit`). */
+  limit: number
 }
 
 /** A running Redis store: the `Store` a server's core writes through, and its lifecycle. */
@@ -55,12 +65,25 @@ const READ_SLICE = 1000
 const MAX_ENTRY_BYTES = 256 * 1024 * 1024
 
 // Appends ARGV[2..] to the log if it still holds ARGV[1] entries: the
-// replica's view was whole when it decided. Returns the new length, or -1
-// (another replica wrote first).
+// replica's view was whole when it decided. Returns the new length, or
+// -1 - the length (another replica wrote first, or the log was lost).
 const APPEND = `
-if redis.call('LLEN', KEYS[1]) ~= tonumber(ARGV[1]) then return -1 end
-for i = 2, #ARGV do redis.call('RPUSH', KEYS[1], ARGV[i]) end
+local length = redis.call('LLEN', KEYS[1])
+if length ~= tonumber(ARGV[1]) then return -1 - length end
+for i = 2, #ARGV do
+  if string.sub(ARGV[i], 1, 9) == '{"state":' then
+    redis.call('SET', KEYS[2], length + i - 2)
+  end
+  redis.call('RPUSH', KEYS[1], ARGV[i])
+end
 return redis.call('LLEN', KEYS[1])
+`
+
+// Appends journal entries (ARGV[2..]) and keeps the newest ARGV[1].
+const JOURNAL = `
+for i = 2, #ARGV do redis.call('RPUSH', KEYS[1], ARGV[i]) end
+redis.call('LTRIM', KEYS[1], -tonumber(ARGV[1]), -1)
+return 1
 `
 
 // Counts a hit in a fixed window: INCR, and the window's end as its expiry.
@@ -92,6 +115,8 @@ export async function openRedisStore(
   const { url, namespace = 'cts', timeoutMs = 3000, onLog } = options
   const shown = redactUrl(url)
   const log = `${namespace}:{sandbox}:log`
+  // Where the log's last whole state is: a replica starts reading there.
+  const lastState = `${namespace}:{sandbox}:last-state`
   let connected = false
   let fault: StoreFault | undefined
   const client = createClient({
@@ -158,8 +183,12 @@ export async function openRedisStore(
     }
   }
 
+  // Whether Redis was found to hold less than this replica applied.
+  let lost = false
+
   /** Reads what other replicas appended since this one last looked, and applies it. */
   const sync = (): Promise<void> => {
+    if (lost) return resync()
     const from = seen
     const reading = read(from)
     const done = applying.then(async () => applyEntries(from, await reading))
@@ -171,13 +200,28 @@ export async function openRedisStore(
   const resync = (): Promise<void> => {
     const done = applying.then(async () => {
       const length = await client.lLen(log)
-      // The last whole state and what follows it are all that count.
-      let start = length - 1
-      for (; start > 0; start--) {
-        const [text] = await client.lRange(log, start, start)
-        if (text?.startsWith('{"state"')) break
+      if (length === 0) {
+        // An empty log (a new Redis, or one that lost it): this replica's
+        // state is the first entry, unless another's got there first.
+        const text = JSON.stringify({ state: source.dump() })
+        const first = (await client
+          .evalSha(await scripts.append, {
+            keys: [log, lastState],
+            arguments: ['0', text],
+          })
+          .catch(
+            reloadScripts(APPEND, [log, lastState], ['0', text]),
+          )) as number
+        if (first === 1) {
+          seen = 1
+          lost = false
+          return
+        }
       }
-      seen = Math.max(0, start)
+      // The last whole state and what follows it are all that count.
+      const start = Number((await client.get(lastState)) ?? 0)
+      seen = Number.isInteger(start) && start >= 0 && start < length ? start : 0
+      lost = false
       await applyEntries(seen, await read(seen))
     })
     applying = done.catch(() => {})
@@ -190,14 +234,16 @@ export async function openRedisStore(
     const text = JSON.stringify(entry)
     const done = appending.then(async () => {
       await applying
+      const keys = [log, lastState]
+      const args = [String(seen), text]
       const length = (await client
-        .evalSha(await scripts.append, {
-          keys: [log],
-          arguments: [String(seen), text],
-        })
-        .catch(reloadScripts(APPEND, [log], [String(seen), text]))) as number
-      if (length === -1) {
+        .evalSha(await scripts.append, { keys, arguments: args })
+        .catch(reloadScripts(APPEND, keys, args))) as number
+      if (length < 0) {
         undo?.()
+        // Shorter than what this replica applied: Redis lost the log (a
+        // restart without persistence, a flush). Start it again from here.
+        if (-1 - length < seen) lost = true
         throw new StoreConflict()
       }
       seen = length
@@ -212,6 +258,7 @@ export async function openRedisStore(
   const scripts = {
     append: client.scriptLoad(APPEND),
     hit: client.scriptLoad(HIT),
+    journal: client.scriptLoad(JOURNAL),
   }
   // After Redis restarted without them, scripts are loaded again.
   const reloadScripts =
@@ -223,15 +270,8 @@ export async function openRedisStore(
 
   try {
     await Promise.all(Object.values(scripts))
-    if ((await client.lLen(log)) === 0) {
-      // The first replica's seeded state is everyone's.
-      await append({ state: source.dump() }).catch(async (error) => {
-        if (!(error instanceof StoreConflict)) throw error
-        await resync()
-      })
-    } else {
-      await resync()
-    }
+    // The first replica's seeded state is everyone's; the others take it.
+    await resync()
   } catch (error) {
     await client.destroy()
     throw error instanceof Error && /Redis store/.test(error.message)
@@ -242,8 +282,70 @@ export async function openRedisStore(
         )
   }
 
+  const journal = options.journal && createJournal(options.journal.limit)
+
+  /** The fleet's journal: entries of one moment are appended together. */
+  function createJournal(limit: number): SharedJournal {
+    const key = `${namespace}:{sandbox}:journal`
+    const marks = `${namespace}:{sandbox}:journal-marks`
+    let batch: string[] = []
+    let flushing: Promise<unknown> = Promise.resolve()
+    const flush = (): Promise<unknown> => {
+      if (batch.length === 0) return flushing
+      const args = [String(limit), ...batch]
+      batch = []
+      flushing = scripts.journal
+        .then((sha) => client.evalSha(sha, { keys: [key], arguments: args }))
+        .catch(reloadScripts(JOURNAL, [key], args))
+        // An entry lost with Redis away is one line of a log, never a write.
+        .catch(() => {})
+      return flushing
+    }
+    return {
+      append(entry) {
+        if (batch.length === 0) setImmediate(flush)
+        batch.push(JSON.stringify(entry))
+      },
+      async list({ limit: most = limit, accountId }) {
+        await flush()
+        const [texts, mark] = await Promise.all([
+          client.lRange(key, -limit, -1),
+          accountId === undefined
+            ? Promise.resolve(null)
+            : client.hGet(marks, accountId),
+        ])
+        const entries: JournalEntry[] = []
+        for (
+          let at = texts.length - 1;
+          at >= 0 && entries.length < most;
+          at--
+        ) {
+          const entry = JSON.parse(texts[at]!) as JournalEntry
+          if (mark !== null && entry.request_id === mark) break
+          if (accountId === undefined || entry.account_id === accountId)
+            entries.push(entry)
+        }
+        return entries
+      },
+      async clear(accountId) {
+        await flush()
+        if (accountId === undefined) {
+          await client.del([key, marks])
+          return
+        }
+        // The account's view ends at the newest entry of the journal so far.
+        const [newest] = await client.lRange(key, -1, -1)
+        if (newest !== undefined) {
+          const { request_id } = JSON.parse(newest) as JournalEntry
+          await client.hSet(marks, accountId, request_id)
+        }
+      },
+    }
+  }
+
   return {
     kind: 'redis',
+    ...(journal && { journal }),
     sync,
     resync,
     commit: (write, undo) => append({ write }, undo),

@@ -2,6 +2,7 @@
 // durable store (today the server's data file) implements.
 import type { CreatedRecord } from './db.ts'
 import type { Operation } from './operations.ts'
+import type { JournalEntry } from '../request/journal.ts'
 import type { SavedIdempotencyKey, SavedScenarios } from './schemas.ts'
 
 /**
@@ -67,6 +68,11 @@ export interface Store {
    */
   hit?(key: string, windowMs: number): Promise<number>
   /**
+   * The journal that every replica of a fleet writes, newest first: one
+   * ordered list, each account's view a part of it.
+   */
+  journal?: SharedJournal
+  /**
    * Stores one write. On failure `undo` has run (the record is gone from
    * memory again) before the promise rejects; a `StoreConflict` says that
    * another replica wrote first, and the write is to be decided again after
@@ -94,4 +100,14 @@ export class StoreConflict extends Error {
     super('Another replica wrote first.')
     this.name = 'StoreConflict'
   }
+}
+
+/** The journal of a fleet, kept in its shared store. */
+export interface SharedJournal {
+  /** Adds an entry; entries of one moment go to the store together. */
+  append(entry: JournalEntry): void
+  /** The newest entries first: all, or one account's since its view was cleared. */
+  list(options: { limit?: number; accountId?: string }): Promise<JournalEntry[]>
+  /** Empties the journal, or hides the entries so far from one account's view. */
+  clear(accountId?: string): Promise<void>
 }

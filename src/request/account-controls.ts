@@ -53,6 +53,8 @@ export interface AccountScenarios {
  * account.journal.list() // this account's requests only
  */
 export interface AccountControls {
+  /** The account's id. */
+  readonly id: string
   readonly accountId: string
   readonly clock: AccountClock
   readonly scenarios: AccountScenarios
@@ -228,6 +230,7 @@ export function createAccountControls(shared: {
   return {
     controls: (accountId) => ({
       accountId,
+      id: accountId,
       clock: clockOf(accountId),
       scenarios: scenariosOf(accountId),
       journal: journalOf(accountId),

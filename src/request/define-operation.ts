@@ -69,6 +69,11 @@ export interface OperationDocument {
   ) => string
   /** An example request body. */
   example: (options: ResolvedOptions) => JsonObject
+  /**
+   * The request body's component name, e.g. `CreateCustomerRequest`. A name
+   * that shipped stays: generated clients import it (docs/versioning.md).
+   */
+  requestName: string
   /** The success answer; its body schema becomes a named component. */
   success: {
     status: number
@@ -125,7 +130,7 @@ export type OperationInput<
  * documented.
  *
  * @example
- * // with 'createWidget' added to OPERATION_NAMES (src/request/operations.ts)
+ * // with 'createWidget' added to OPERATION_NAMES (src/model/operations.ts)
  * export const createWidget = defineOperation({
  *   operation: 'createWidget', method: 'POST', path: '/v1/widgets',
  *   scope: 'widgets:write', bodyTypes: 'json',

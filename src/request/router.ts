@@ -357,6 +357,9 @@ function record(
     at: isoTime(state.at.getTime()),
   }
   // A request begun before a reset stays out of the journal it cleared.
-  if (state.db === ctx.db) ctx.journal.record(entry)
+  if (state.db === ctx.db) {
+    ctx.journal.record(entry)
+    ctx.storage?.journal?.append(entry)
+  }
   ctx.options.onRequest?.(entry)
 }

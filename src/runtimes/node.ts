@@ -372,6 +372,11 @@ export async function createSandboxServer(
               sync: () => redis!.sync!(),
               resync: () => redis!.resync!(),
               hit: (key, windowMs) => redis!.hit!(key, windowMs),
+              journal: {
+                append: (entry) => redis!.journal!.append(entry),
+                list: (options) => redis!.journal!.list(options),
+                clear: (accountId) => redis!.journal!.clear(accountId),
+              },
               commit: (write, undo) => redis!.commit(write, undo),
               saveState: () => redis!.saveState(),
               fault: () => redis?.fault(),
@@ -397,6 +402,7 @@ export async function createSandboxServer(
         {
           ...storeUrl,
           onLog: (line) => console.error(line),
+          journal: { limit: sandbox.options.journalLimit },
         },
         durable,
       )

@@ -6,7 +6,8 @@
 // first snippet does, on msw 2 + Vitest 4 + Node 20 and msw 3 + Vitest 5 +
 // Node 24.
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest'
-import { createSandbox, DEMO_KEY_ONE } from 'customer-token-sandbox'
+import { createSandbox } from 'customer-token-sandbox'
+import { DEMO_KEY_ONE } from 'customer-token-sandbox/fixtures'
 import { setupSandboxServer } from 'customer-token-sandbox/node'
 
 const sandbox = createSandbox({ seed: 1 })

@@ -1,6 +1,7 @@
 import { gzipSync } from 'node:zlib'
 import { expect, it } from 'vitest'
-import { createSandbox, DEMO_KEY_ONE } from '../../src/index.ts'
+import { createSandbox } from '../../src/index.ts'
+import { DEMO_KEY_ONE } from '../../src/fixtures.ts'
 
 const body = JSON.stringify({ name: 'Ada', email: 'ada@example.com' })
 

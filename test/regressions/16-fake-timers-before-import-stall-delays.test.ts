@@ -13,7 +13,8 @@ afterEach(() => {
 it('answers a delayed request when fake timers were installed before the sandbox loaded', async () => {
   vi.useFakeTimers()
   vi.resetModules()
-  const { createSandbox, DEMO_KEY_ONE } = await import('../../src/index.ts')
+  const { createSandbox } = await import('../../src/index.ts')
+  const { DEMO_KEY_ONE } = await import('../../src/fixtures.ts')
   const sandbox = createSandbox({ seed: 1, latency: { min: 1, max: 1 } })
   await sandbox.ready
   sandbox.scenarios.next('createCustomer', { delayMs: 5 })

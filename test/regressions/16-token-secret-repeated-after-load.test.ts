@@ -1,5 +1,6 @@
 import { expect, it } from 'vitest'
-import { createSandbox, DEMO_KEY_ONE } from '../../src/index.ts'
+import { createSandbox } from '../../src/index.ts'
+import { DEMO_KEY_ONE } from '../../src/fixtures.ts'
 import type { Sandbox } from '../../src/sandbox.ts'
 
 // With `deterministic: true`, a sandbox that loaded saved data (a browser

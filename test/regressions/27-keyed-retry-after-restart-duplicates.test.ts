@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import { expect, it } from 'vitest'
 import { DEMO_KEY_ONE } from '../../fixtures/demo-keys.ts'
-import { LEDGER } from '../../src/index.ts'
+import { LEDGER } from '../../src/contract.ts'
 import { startCli, startServer, tempDataFile } from '../_servers.ts'
 
 // A retry with an Idempotency-Key sent to a server with --data-file after it

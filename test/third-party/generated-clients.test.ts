@@ -8,7 +8,7 @@ import { promisify } from 'node:util'
 import { createClient as generateHeyApi } from '@hey-api/openapi-ts'
 import openapiTS, { astToString } from 'openapi-typescript'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { DEMO_KEY_ONE } from '../../src/index.ts'
+import { DEMO_KEY_ONE } from '../../src/fixtures.ts'
 import {
   createSandboxServer,
   type SandboxServer,
@@ -64,7 +64,7 @@ console.log(JSON.stringify({
 `
 
 const HEY_API_CLIENT = `import { client } from './hey-api/client.gen.js'
-import { createCustomer, createToken } from './hey-api/sdk.gen.js'
+import { createCustomer, createToken, setClock } from './hey-api/sdk.gen.js'
 
 const [baseUrl, key] = process.argv.slice(2) as [string, string]
 client.setConfig({ baseUrl, auth: key })
@@ -85,10 +85,15 @@ const simulated = await createToken({
 })
 const simulatedCode = simulated.error?.code === 'simulated_failure' ? simulated.error.code : null
 
+// The sandbox's own operations have short operationIds (issue 28).
+const clock = await setClock({ body: { advance_seconds: 0 } })
+if (!clock.data) throw new Error(JSON.stringify(clock.error))
+
 console.log(JSON.stringify({
   id,
   customerStatus: customer.response.status,
   tokenStatus: token.response?.status,
+  clockStatus: clock.response?.status,
   expiresIn: token.data.expires_in,
   expiresAt,
   simulatedStatus: simulated.response?.status,
@@ -184,6 +189,7 @@ it('generates openapi-typescript and @hey-api/openapi-ts clients from the served
     expiresIn: 3600,
     simulatedStatus: 401,
     simulatedCode: 'simulated_failure',
+    clockStatus: 200,
     challenge: expect.stringMatching(/^Bearer realm="sandbox"/),
   })
   expect(server.sandbox.customers.count()).toBe(before + 2)

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { DEMO_KEY_ONE, REVOKED_KEY } from '../../src/index.ts'
+import { DEMO_KEY_ONE, REVOKED_KEY } from '../../src/fixtures.ts'
 import {
   createSandboxServer,
   type SandboxServer,
