@@ -378,6 +378,183 @@ async function benchDurable(): Promise<void> {
   }
 }
 
+// ---------- redis ----------
+
+/** A redis-server of its own on a free port in a temp folder, AOF on. */
+async function startBenchRedis(): Promise<{
+  url: string
+  port: number
+  cli(...args: string[]): string
+  stop(): Promise<void>
+}> {
+  const dir = await mkdtemp(join(tmpdir(), 'bench-redis-'))
+  const port = 20_000 + Math.floor(Math.random() * 20_000)
+  const [command, argv] = pinned(0, 'redis-server', [
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--dir',
+    dir,
+    '--appendonly',
+    'yes',
+    '--appendfsync',
+    'everysec',
+    '--save',
+    '',
+    '--protected-mode',
+    'no',
+  ])
+  const child = spawn(command, argv, { stdio: 'ignore' })
+  const cli = (...args: string[]): string =>
+    spawnSync('redis-cli', ['-p', String(port), ...args], {
+      encoding: 'utf8',
+    }).stdout.trim()
+  for (let tries = 0; cli('ping') !== 'PONG'; tries++) {
+    if (tries > 100) throw new Error('redis-server did not start')
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  return {
+    url: `redis://127.0.0.1:${port}/0`,
+    port,
+    cli,
+    async stop() {
+      child.kill('SIGKILL')
+      await rm(dir, { recursive: true, force: true })
+    },
+  }
+}
+
+// The commands a replica sends; INFO commandstats also counts the ones its
+// scripts run inside Redis (RPUSH, LLEN, LTRIM, INCR), which are no round trip.
+const SENT = new Set([
+  'evalsha',
+  'eval',
+  'lrange',
+  'get',
+  'hget',
+  'hset',
+  'del',
+])
+
+/** Calls of the commands a replica sends, since the last `CONFIG RESETSTAT`. */
+const commandCalls = (info: string): number =>
+  [...info.matchAll(/cmdstat_(\w+):calls=(\d+)/g)]
+    .filter(([, name]) => SENT.has(name!))
+    .reduce((sum, [, , calls]) => sum + Number(calls), 0)
+
+/**
+ * `--store redis://…`: one replica on a Redis of its own against the same
+ * server in memory, in the same run; the Redis commands per API call, from
+ * INFO commandstats; and what a replica holds with 100k customers in Redis.
+ */
+async function benchRedis(): Promise<void> {
+  if (spawnSync('redis-server', ['--version']).error) {
+    row(
+      'redis',
+      'redis-server',
+      'not installed: group skipped',
+      'run scripts/find-redis.mjs',
+      false,
+    )
+    return
+  }
+  const redis = await startBenchRedis()
+  const cli = (...extra: string[]) => [
+    'dist/bin.js',
+    '--port',
+    '0',
+    '--quiet',
+    '--limits',
+    LIMITS_FLAG,
+    ...extra,
+  ]
+  const bodies = {
+    '/v1/customers': { name: 'Ada Lovelace', email: 'ada@example.com' },
+    '/v2/tokens': { scopes: ['customers:read'], expires_in: 3600 },
+  }
+  try {
+    for (const [path, body] of Object.entries(bodies)) {
+      const memory: Load[] = []
+      const shared: Load[] = []
+      const perCall: number[] = []
+      for (let run = 0; run < RUNS; run++) {
+        memory.push(await load(cli(), path, body))
+        redis.cli('flushall')
+        redis.cli('config', 'resetstat')
+        const figures = await load(cli('--store', redis.url), path, body)
+        shared.push(figures)
+        // Every call of the load, warm-up included, against every command.
+        const calls = commandCalls(redis.cli('info', 'commandstats'))
+        const answered = Number(redis.cli('llen', 'cts:{sandbox}:log')) - 1
+        perCall.push(calls / Math.max(1, answered))
+      }
+      const ratios = shared.map((l, run) => l.rps / memory[run]!.rps)
+      const ratio = median(ratios)
+      result[`redis${path}`] = { memory, shared, ratios, perCall }
+      row(
+        'redis',
+        `POST ${path} on Redis vs in memory, one replica, c=${CONNECTIONS}`,
+        `${ratio.toFixed(2)}× (runs ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}; ${median(shared.map((l) => l.rps)).toFixed(0)} vs ${median(memory.map((l) => l.rps)).toFixed(0)} req/s)`,
+        '≥ 0.5×',
+        ratio >= 0.5,
+      )
+      row(
+        'redis',
+        `POST ${path} on Redis: p99 beside the in-memory server's`,
+        `${median(shared.map((l) => l.p99))} ms vs ${median(memory.map((l) => l.p99))} ms`,
+      )
+      const commands = median(perCall)
+      row(
+        'redis',
+        `POST ${path}: Redis round trips per created record (commands sent, from INFO commandstats)`,
+        commands.toFixed(2),
+        '≤ 2',
+        commands <= 2,
+      )
+    }
+
+    // A replica started on a Redis that holds 100k customers, against one
+    // started on an empty Redis.
+    const started = async (): Promise<{ ms: number; rssMb: number }> => {
+      const begun = performance.now()
+      const { url, child } = await startServer(cli('--store', redis.url))
+      const ms = performance.now() - begun
+      await fetch(`${url}/__sandbox/health`)
+      const rssMb = await peakRss(child.pid!)
+      child.kill('SIGKILL')
+      return { ms, rssMb }
+    }
+    redis.cli('flushall')
+    const empty = await started()
+    redis.cli('flushall')
+    {
+      const { child } = await startServer(
+        cli('--customers', '50000', '--store', redis.url),
+      )
+      child.kill('SIGKILL')
+    }
+    const full = await started()
+    result.redisReplica = { empty, full }
+    row(
+      'redis',
+      'replica RSS with 100k customers in Redis vs an empty Redis',
+      `${(full.rssMb / empty.rssMb).toFixed(2)}× (${full.rssMb.toFixed(0)} vs ${empty.rssMb.toFixed(0)} MB)`,
+      '≤ 1.2×',
+      full.rssMb / empty.rssMb <= 1.2,
+    )
+    row(
+      'redis',
+      'replica start to its URL with 100k customers in Redis',
+      `${full.ms.toFixed(0)} ms (empty: ${empty.ms.toFixed(0)} ms)`,
+      '≤ 1000 ms',
+      full.ms <= 1000,
+    )
+  } finally {
+    await redis.stop()
+  }
+}
+
 // ---------- in-process ----------
 
 const customerRequest = () =>
@@ -844,6 +1021,7 @@ const groups: [string, () => Promise<void>][] = [
   ['browser', benchBundle],
   ['server', benchServer],
   ['durable', benchDurable],
+  ['redis', benchRedis],
 ]
 for (const [group, bench] of groups) {
   if (!only || only.includes(group)) await bench()

@@ -121,7 +121,7 @@ it('runs the CLI in shell blocks with flags its --help lists', () => {
   for (const block of blocks.filter((b) => b.lang === 'sh')) {
     for (const line of block.code.split('\n')) {
       const command =
-        /npx customer-token-sandbox(?:\s+(verify|record)\b)?(.*)/.exec(
+        /(?:^|\s)customer-token-sandbox(?:\s+(verify|record)\b)?(.*)/.exec(
           line.replace(/#.*$/, ''),
         )
       if (!command) continue

@@ -156,8 +156,10 @@ export async function openRedisStore(
   }
   connected = true
 
-  // The log's entries this replica has applied, and the order they apply in.
+  // The log's entries this replica has applied (its own among them), the
+  // count after the last one another replica wrote, and the order they apply in.
   let seen = 0
+  let lastRemote = 0
   let applying: Promise<void> = Promise.resolve()
 
   /** Reads entries from `from` on, in slices, stopping at the log's end. */
@@ -180,20 +182,37 @@ export async function openRedisStore(
       if ('state' in entry) await source.replace(entry.state)
       else await source.apply(entry.write)
       seen = at
+      // What this replica decided before now was decided without it.
+      lastRemote = at
     }
   }
 
   // Whether Redis was found to hold less than this replica applied.
   let lost = false
 
-  /** Reads what other replicas appended since this one last looked, and applies it. */
+  // The read that requests arriving in this turn of the event loop share.
+  let nextRead: Promise<void> | undefined
+
+  /**
+   * Reads what other replicas appended since this one last looked, and
+   * applies it. Requests that arrive in one turn of the event loop share
+   * one read, sent after all of them arrived.
+   */
   const sync = (): Promise<void> => {
     if (lost) return resync()
-    const from = seen
-    const reading = read(from)
-    const done = applying.then(async () => applyEntries(from, await reading))
-    applying = done.catch(() => {})
-    return done
+    nextRead ??= new Promise<void>((resolve) => process.nextTick(resolve)).then(
+      () => {
+        nextRead = undefined
+        const from = seen
+        const reading = read(from)
+        const done = applying.then(async () =>
+          applyEntries(from, await reading),
+        )
+        applying = done.catch(() => {})
+        return done
+      },
+    )
+    return nextRead
   }
 
   /** Applies the whole log again from its last whole state: after a change that lost the race. */
@@ -223,36 +242,83 @@ export async function openRedisStore(
       seen = Number.isInteger(start) && start >= 0 && start < length ? start : 0
       lost = false
       await applyEntries(seen, await read(seen))
+      lastRemote = seen
     })
     applying = done.catch(() => {})
     return done
   }
 
-  // Appends in the order decided: each append waits for the one before.
-  let appending: Promise<unknown> = Promise.resolve()
-  const append = (entry: LogEntry, undo?: () => void): Promise<void> => {
-    const text = JSON.stringify(entry)
-    const done = appending.then(async () => {
-      await applying
+  interface Pending {
+    text: string
+    undo: (() => void) | undefined
+    decidedAt: number
+    resolve(): void
+    reject(error: Error): void
+  }
+  // Writes waiting for the append under way; they go together next.
+  let batch: Pending[] = []
+  let flushing: Promise<void> | undefined
+
+  /**
+   * Appends `entry`, decided on this replica's view at `decidedAt` (its
+   * count of applied entries then). Writes decided while an append is under
+   * way go together in the next one (group commit), under one
+   * compare-and-swap: the log must hold exactly what this replica applied.
+   */
+  const append = (
+    entry: LogEntry,
+    undo?: () => void,
+    decidedAt = seen,
+  ): Promise<void> =>
+    new Promise<void>((resolve, reject) => {
+      batch.push({
+        text: JSON.stringify(entry),
+        undo,
+        decidedAt,
+        resolve,
+        reject,
+      })
+      flushing ??= flush().finally(() => {
+        flushing = undefined
+      })
+    })
+
+  const refuse = (pending: Pending[], error: Error): void => {
+    for (const { undo } of pending) undo?.()
+    for (const { reject } of pending) reject(error)
+  }
+
+  const flush = async (): Promise<void> => {
+    while (batch.length > 0) {
+      const sending = batch
+      batch = []
+      // Decided before another replica's write was applied here: decided
+      // without it, so decided again.
+      const late = sending.filter((p) => p.decidedAt < lastRemote || lost)
+      const ready = sending.filter((p) => !late.includes(p))
+      refuse(late, new StoreConflict())
+      if (ready.length === 0) continue
       const keys = [log, lastState]
-      const args = [String(seen), text]
-      const length = (await client
-        .evalSha(await scripts.append, { keys, arguments: args })
-        .catch(reloadScripts(APPEND, keys, args))) as number
+      const args = [String(seen), ...ready.map((p) => p.text)]
+      let length: number
+      try {
+        length = (await client
+          .evalSha(await scripts.append, { keys, arguments: args })
+          .catch(reloadScripts(APPEND, keys, args))) as number
+      } catch (error) {
+        refuse(ready, error as Error)
+        continue
+      }
       if (length < 0) {
-        undo?.()
         // Shorter than what this replica applied: Redis lost the log (a
         // restart without persistence, a flush). Start it again from here.
         if (-1 - length < seen) lost = true
-        throw new StoreConflict()
+        refuse(ready, new StoreConflict())
+        continue
       }
       seen = length
-    })
-    appending = done.catch(() => {})
-    return done.catch((error: Error) => {
-      if (!(error instanceof StoreConflict)) undo?.()
-      throw error
-    })
+      for (const { resolve } of ready) resolve()
+    }
   }
 
   const scripts = {
@@ -348,8 +414,10 @@ export async function openRedisStore(
     ...(journal && { journal }),
     sync,
     resync,
-    commit: (write, undo) => append({ write }, undo),
-    saveState: () => append({ state: source.dump() }),
+    version: () => seen,
+    commit: (write, undo, decidedAt) => append({ write }, undo, decidedAt),
+    saveState: (decidedAt) =>
+      append({ state: source.dump() }, undefined, decidedAt),
     async hit(key, windowMs) {
       const name = `${namespace}:{sandbox}:hits:${key}`
       const args = [String(windowMs)]

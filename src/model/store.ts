@@ -68,6 +68,12 @@ export interface Store {
    */
   hit?(key: string, windowMs: number): Promise<number>
   /**
+   * How far this copy has followed a shared store: taken before a write is
+   * decided and given to `commit`, so that a write decided before another
+   * replica's was applied here is decided again.
+   */
+  version?(): number
+  /**
    * The journal that every replica of a fleet writes, newest first: one
    * ordered list, each account's view a part of it.
    */
@@ -78,12 +84,16 @@ export interface Store {
    * another replica wrote first, and the write is to be decided again after
    * `sync()`.
    */
-  commit(write: StoreWrite, undo?: () => void): Promise<void>
+  commit(
+    write: StoreWrite,
+    undo?: () => void,
+    decidedAt?: number,
+  ): Promise<void>
   /**
    * Stores the whole state after a change that is not one record (reset,
    * keys, clocks, scenarios, restore).
    */
-  saveState(): Promise<void>
+  saveState(decidedAt?: number): Promise<void>
   /** The error of the last write when it failed, for the health check. */
   fault(): StoreFault | undefined
 }

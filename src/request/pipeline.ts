@@ -179,6 +179,8 @@ export async function runOperation(
     // (`now`): one account moving its clock must not expire another's keys.
     let answer: StoredResponse
     for (let attempt = 1; ; attempt++) {
+      // @note Taken just before the checks, which run before execute awaits.
+      const decidedAt = ctx.storage?.version?.()
       const result = await spec.execute(
         ctx,
         principal,
@@ -195,12 +197,16 @@ export async function runOperation(
         break
       // @note The record and the key that replays it are stored as one
       // write: a retry after a restart finds both or neither.
-      const stored = await commit(ctx, {
-        ...(result.created && { created: result.created }),
-        ...(idempotencyKey !== undefined && {
-          idempotencyKey: keys.toSaved(idempotencyKey, answer),
-        }),
-      })
+      const stored = await commit(
+        ctx,
+        {
+          ...(result.created && { created: result.created }),
+          ...(idempotencyKey !== undefined && {
+            idempotencyKey: keys.toSaved(idempotencyKey, answer),
+          }),
+        },
+        decidedAt,
+      )
       if (stored) break
       // Another replica wrote first: decide again on what the store holds.
       if (ctx.db !== state.db) throw DROPPED
@@ -290,6 +296,7 @@ export function operationRoute(
 async function commit(
   ctx: SandboxContext,
   write: StoreWrite,
+  decidedAt?: number,
 ): Promise<boolean> {
   // A reset during the write renews ctx.db: take the record back from its own.
   const { db } = ctx
@@ -299,6 +306,7 @@ async function commit(
     await store.commit(
       write,
       created === undefined ? undefined : () => db.remove(created),
+      decidedAt,
     )
     return true
   } catch (error) {
@@ -388,6 +396,7 @@ async function takeAndStore(
   for (let attempt = 1; ; attempt++) {
     const before = store?.sync && queued ? savedQueues(ctx) : undefined
     const taken = { account_id: null as string | null, operation }
+    const decidedAt = store?.version?.()
     const effect = takeScenario(
       ctx,
       operation,
@@ -398,7 +407,7 @@ async function takeAndStore(
     )
     if (!effect || !store || !queued) return effect
     try {
-      await store.commit({ taken })
+      await store.commit({ taken }, undefined, decidedAt)
       return effect
     } catch (error) {
       if (!(error instanceof StoreConflict) || before === undefined)

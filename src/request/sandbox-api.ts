@@ -81,6 +81,7 @@ export async function runSandboxCall(
   }
   const store = ctx.storage
   for (let attempt = 1; ; attempt++) {
+    const decidedAt = store?.version?.()
     const response = await resolve(sandboxCall)
     if (
       !store ||
@@ -93,7 +94,7 @@ export async function runSandboxCall(
     // @note Answered only once stored; on failure the change stays in
     // memory and the next write stores the whole state again.
     try {
-      await store.saveState()
+      await store.saveState(decidedAt)
       return response
     } catch (error) {
       if (!(error instanceof StoreConflict) || !store.resync)

@@ -377,8 +377,10 @@ export async function createSandboxServer(
                 list: (options) => redis!.journal!.list(options),
                 clear: (accountId) => redis!.journal!.clear(accountId),
               },
-              commit: (write, undo) => redis!.commit(write, undo),
-              saveState: () => redis!.saveState(),
+              version: () => redis!.version!(),
+              commit: (write, undo, decidedAt) =>
+                redis!.commit(write, undo, decidedAt),
+              saveState: (decidedAt) => redis!.saveState(decidedAt),
               fault: () => redis?.fault(),
             },
           }

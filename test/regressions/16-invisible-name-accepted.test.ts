@@ -25,12 +25,13 @@ for (const target of targets) {
   it(`refuses names with no visible character, as the document's pattern does (${target.name})`, async () => {
     const client = await start()
     const document = (await send(client, 'GET', '/openapi.json')).body
-    const visible = new RegExp(
+    // The request body is the named component CreateCustomerRequest.
+    const { $ref } =
       document.paths['/v1/customers'].post.requestBody.content[
         'application/json'
-      ].schema.properties.name.pattern,
-      'u',
-    )
+      ].schema
+    const schema = document.components.schemas[$ref.split('/').at(-1)]
+    const visible = new RegExp(schema.properties.name.pattern, 'u')
     const before = client.sandbox.customers.count()
     for (const [label, name] of INVISIBLE) {
       expect(visible.test(name), label).toBe(false)

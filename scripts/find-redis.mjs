@@ -1,0 +1,217 @@
+#!/usr/bin/env node
+// Finds a `redis-server` for the tests that run a real Redis: REDIS_SERVER,
+// then `redis-server` on the PATH, Debian's, then `valkey-server` (the same
+// server under its fork's name). As root with none found, installs Debian's
+// `redis-server` with apt-get (the tests start their own Redis on a free port,
+// so only the binary is wanted); otherwise it fails with one line saying what
+// to install.
+// `node scripts/find-redis.mjs` prints the path it settles on; `npm test`
+// runs it before anything else.
+import { spawnSync } from 'node:child_process'
+import {
+  accessSync,
+  constants,
+  existsSync,
+  readdirSync,
+  readFileSync,
+} from 'node:fs'
+import { delimiter, join } from 'node:path'
+import { pathToFileURL } from 'node:url'
+
+/** The names the server goes by, Redis's first. */
+export const REDIS_SERVER_NAMES = ['redis-server', 'valkey-server']
+
+/** Where Debian's packages put them. */
+export const SYSTEM_REDIS_SERVER = [
+  '/usr/bin/redis-server',
+  '/usr/bin/valkey-server',
+]
+
+function isExecutable(path) {
+  try {
+    accessSync(path, constants.X_OK)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** The first `name` on `PATH` that can be run. */
+function onPath(name, path = '') {
+  for (const folder of path.split(delimiter)) {
+    if (!folder) continue
+    const candidate = join(folder, name)
+    if (isExecutable(candidate)) return candidate
+  }
+  return undefined
+}
+
+/**
+ * The pids of running Redis or Valkey servers, read from /proc (empty where
+ * there is none, as on macOS, where apt-get is never used).
+ */
+function serverPids() {
+  const pids = new Set()
+  let entries = []
+  try {
+    entries = readdirSync('/proc')
+  } catch {
+    return pids
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      // @note By its name, not its binary: Debian's redis-server is a
+      // symbolic link to redis-check-rdb, which decides by argv[0] what to be.
+      const name = readFileSync(`/proc/${entry}/comm`, 'utf8').trim()
+      if (/^(?:redis|valkey)-server$/.test(name)) pids.add(Number(entry))
+    } catch {
+      // @note A process that ended meanwhile, or one we may not look at.
+    }
+  }
+  return pids
+}
+
+const sleep = (ms) => new Promise((done) => setTimeout(done, ms))
+
+function isAlive(pid) {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** Debian's service writes its pid here (`pidfile` in /etc/redis/redis.conf). */
+const SERVICE_PIDFILE = '/run/redis/redis-server.pid'
+
+/**
+ * Whether `pid` is the system service: the pid in its pidfile, or a server on
+ * its port, 6379, as its process title (`redis-server 127.0.0.1:6379`) says.
+ */
+function isService(pid) {
+  try {
+    if (Number(readFileSync(SERVICE_PIDFILE, 'utf8').trim()) === pid)
+      return true
+  } catch {
+    // @note No pidfile: the title decides.
+  }
+  try {
+    return /:6379\b/.test(readFileSync(`/proc/${pid}/cmdline`, 'utf8'))
+  } catch {
+    return false
+  }
+}
+
+/**
+ * Stops the service that the package started while it was installed: its
+ * maintainer script runs `invoke-rc.d redis-server start` where no policy
+ * forbids it (a VM, a CI image without Docker's `policy-rc.d`), and a system
+ * Redis left on 6379 would outlive the tests. Only a server that was not
+ * running before and is the service is stopped, so that another suite's
+ * Redis, started meanwhile on its own port, is left alone.
+ */
+async function stopNewService(before, log) {
+  const started = [...serverPids()].filter(
+    (pid) => !before.has(pid) && isService(pid),
+  )
+  for (const pid of started) {
+    log(
+      `Stopping the redis-server service (pid ${pid}) that the package started.`,
+    )
+    try {
+      process.kill(pid, 'SIGTERM')
+    } catch {
+      continue
+    }
+  }
+  for (const pid of started) {
+    for (let waited = 0; isAlive(pid) && waited < 5000; waited += 100)
+      await sleep(100)
+    try {
+      if (isAlive(pid)) process.kill(pid, 'SIGKILL')
+    } catch {
+      // @note It ended between the check and the kill.
+    }
+  }
+}
+
+function run(command, args) {
+  const result = spawnSync(command, args, {
+    stdio: ['ignore', 'inherit', 'inherit'],
+    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+  })
+  if (result.status !== 0) {
+    throw new Error(
+      `${command} ${args.join(' ')} failed (${result.error?.message ?? `exit ${result.status}`})`,
+    )
+  }
+}
+
+/** The first server found on `PATH` or where Debian puts it. */
+function findInstalled(path) {
+  for (const name of REDIS_SERVER_NAMES) {
+    const found = onPath(name, path)
+    if (found) return found
+    const system = SYSTEM_REDIS_SERVER.find((p) => p.endsWith(`/${name}`))
+    if (system && isExecutable(system)) return system
+  }
+  return undefined
+}
+
+/**
+ * The path of a `redis-server` (or `valkey-server`) to run; installs Debian's
+ * package when `install` is true and none is found.
+ *
+ * @example
+ * const binary = await findRedisServer({ install: false })
+ * @see findChromium in ./find-chromium.mjs, the same for the browser tests
+ */
+export async function findRedisServer({
+  env = process.env,
+  install = process.getuid?.() === 0 && existsSync('/usr/bin/apt-get'),
+  log = (message) => process.stderr.write(`${message}\n`),
+} = {}) {
+  const given = env.REDIS_SERVER
+  if (given) {
+    if (isExecutable(given)) return given
+    throw new Error(
+      `REDIS_SERVER is ${given}, and there is no program there that can be run.`,
+    )
+  }
+  const found = findInstalled(env.PATH)
+  if (found) return found
+  if (install) {
+    log("No redis-server found: installing Debian's redis-server with apt-get.")
+    const before = serverPids()
+    try {
+      // @note --reinstall also restores a binary that was removed by hand.
+      const args = ['install', '-y', '--no-install-recommends', '--reinstall']
+      try {
+        run('apt-get', [...args, 'redis-server'])
+      } catch {
+        // @note A fresh image has no package lists yet; fetch them only then,
+        // since an update reaches the network and takes a while.
+        run('apt-get', ['update'])
+        run('apt-get', [...args, 'redis-server'])
+      }
+    } finally {
+      await stopNewService(before, log)
+    }
+    const installed = findInstalled(env.PATH)
+    if (installed) return installed
+  }
+  throw new Error(
+    'No redis-server found for the Redis tests: install one (Debian, as root: apt-get install -y redis-server) or set REDIS_SERVER to a redis-server or valkey-server binary.',
+  )
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  try {
+    process.stdout.write(`${await findRedisServer()}\n`)
+  } catch (error) {
+    process.stderr.write(`find-redis: ${error.message}\n`)
+    process.exitCode = 1
+  }
+}
