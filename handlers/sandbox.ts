@@ -32,6 +32,7 @@ import {
 import { clip } from '../src/request/validation.ts'
 import { LimitReachedError } from '../src/request/limits.ts'
 import { createStateTag, noneMatchHits } from '../src/request/state-tag.ts'
+import { createPacer, streamJson } from '../src/request/json-stream.ts'
 
 type SandboxResolver = (call: SandboxCall) => Response | Promise<Response>
 
@@ -222,6 +223,20 @@ export function sandboxRoutes(
   // Built on the first request for it: most sandboxes never serve it.
   let document: string | undefined
   const stateTag = createStateTag(ctx)
+  // @note The answers that grow with the data (megabytes at thousands of
+  // customers) are written in slices that share the event loop, not built
+  // whole: the health check stays answered while many clients read them.
+  const pacer = createPacer()
+  /** Builds a large answer in its turn, and none for a client that left meanwhile. */
+  const paced = async (
+    call: SandboxCall,
+    build: () => Response,
+  ): Promise<Response> => {
+    await pacer.turn()
+    // @note A network error is the one answer nobody waits for: the server
+    // drops the connection, which is gone already.
+    return call.request.signal.aborted ? Response.error() : build()
+  }
   const latencyNow = (): Response => {
     const latency = sandbox.scenarios.latency()
     return json(
@@ -249,17 +264,19 @@ export function sandboxRoutes(
           )
         : json(200, { status: 'ok' })
     }),
-    route('GET', 'state', (call) => {
-      // @note A client that polls asks with the tag it has; an unchanged
-      // state costs it a 304 instead of megabytes.
-      const headers = { etag: stateTag(), 'cache-control': 'no-cache' }
-      return noneMatchHits(
-        call.request.headers.get('if-none-match'),
-        headers.etag,
-      )
-        ? new Response(null, { status: 304, headers })
-        : json(200, sandbox.state(), headers)
-    }),
+    route('GET', 'state', (call) =>
+      paced(call, () => {
+        // @note A client that polls asks with the tag it has; an unchanged
+        // state costs it a 304 instead of megabytes.
+        const headers = { etag: stateTag(), 'cache-control': 'no-cache' }
+        return noneMatchHits(
+          call.request.headers.get('if-none-match'),
+          headers.etag,
+        )
+          ? new Response(null, { status: 304, headers })
+          : streamJson(pacer, 200, sandbox.state(), headers)
+      }),
+    ),
     route('POST', 'reset', async (call) => {
       const { seed } = await call.body(ResetBodySchema)
       await sandbox.reset(seed)
@@ -289,11 +306,11 @@ export function sandboxRoutes(
     route('GET', 'requests', async (call) => {
       const limit = readLimit(call.url)
       const shared = ctx.storage?.journal
-      return json(200, {
-        requests: shared
-          ? await shared.list(limit)
-          : sandbox.journal.list(limit),
-      })
+      // A fleet's journal is read from its store, bounded by journalLimit.
+      if (shared) return json(200, { requests: await shared.list(limit) })
+      return paced(call, () =>
+        streamJson(pacer, 200, { requests: sandbox.journal.list(limit) }),
+      )
     }),
     route('DELETE', 'requests', async () => {
       sandbox.journal.clear()
@@ -351,11 +368,13 @@ export function sandboxRoutes(
           },
         ])
       }
-      // @note Masked unless asked: an export shared or leaked gives no key away.
-      const session = sandbox.export()
-      return secrets === 'include'
-        ? json(200, session, NO_STORE)
-        : json(200, maskSession(session))
+      return paced(call, () => {
+        // @note Masked unless asked: an export shared or leaked gives no key away.
+        const session = sandbox.export()
+        return secrets === 'include'
+          ? streamJson(pacer, 200, session, NO_STORE)
+          : streamJson(pacer, 200, maskSession(session))
+      })
     }),
     route('GET', 'latency', latencyNow),
     route('POST', 'latency', async (call) => {

@@ -186,7 +186,7 @@ export const LEDGER: readonly LedgerItem[] = [
   {
     id: 'limits.stores',
     interface: 'Size limits: not shown (how many records an account may hold).',
-    default: `At most ${n(D.limits.customersPerAccount)} customers and ${n(D.limits.tokensPerAccount)} tokens per account, ${n(D.limits.accounts)} accounts and ${n(D.limits.records)} records (accounts, API keys, customers and tokens) in all; the sandbox's own queue takes ${n(D.limits.scenarios)} scenarios and ${n(D.limits.snapshots)} snapshots. Past a limit the call is \`409 limit_reached\` naming the limit and its option, and nothing is stored; seeded and loaded records count but are never refused, and a seed that alone fills \`records\` or an account is refused at start.`,
+    default: `At most ${n(D.limits.customersPerAccount)} customers and ${n(D.limits.tokensPerAccount)} tokens per account, ${n(D.limits.accounts)} accounts and ${n(D.limits.records)} records (accounts, API keys, customers and tokens) in all; the sandbox's own queue takes ${n(D.limits.scenarios)} scenarios, each account's own queue ${n(D.limits.scenariosPerAccount)} (and all accounts' queues ${n(D.limits.scenarios)} together), and ${n(D.limits.snapshots)} snapshots are kept. Past a limit the call is \`409 limit_reached\` naming the limit and its option, and nothing is stored; seeded and loaded records count but are never refused, and a seed that alone fills \`records\` or an account is refused at start.`,
     option: 'limits',
     value: (o) => o.limits,
   },

@@ -38,6 +38,7 @@ export const DEFAULTS = {
     records: 300_000,
     accounts: 10_000,
     scenarios: 1_000,
+    scenariosPerAccount: 100,
     snapshots: 10,
   },
   journalLimit: 1000,

@@ -39,8 +39,13 @@ export interface LimitsOptions {
   records?: number
   /** Accounts in all, fixture accounts included (`POST /__sandbox/api-keys` adds one each). */
   accounts?: number
-  /** Scenarios queued at once, over every operation. */
+  /** Scenarios queued at once, over every operation: in the sandbox-wide queue, and in all accounts' queues together. */
   scenarios?: number
+  /**
+   * Scenarios one account may queue at once, so that no account takes the
+   * share of `scenarios` that the accounts' queues have together.
+   */
+  scenariosPerAccount?: number
   /** Named snapshots kept at once; each is a whole copy of the data. */
   snapshots?: number
 }
@@ -200,7 +205,7 @@ export interface SandboxOptions {
   /**
    * Caps on the stores: records per account and in all, accounts, queued
    * scenarios and snapshots. At a cap the answer is `409 limit_reached`.
-   * @default { customersPerAccount: 10000, tokensPerAccount: 10000, records: 300000, accounts: 10000, scenarios: 1000, snapshots: 10 }
+   * @default { customersPerAccount: 10000, tokensPerAccount: 10000, records: 300000, accounts: 10000, scenarios: 1000, scenariosPerAccount: 100, snapshots: 10 }
    * @example createSandbox({ limits: { customersPerAccount: 100_000, records: 2_000_000 } })
    */
   limits?: LimitsOptions
@@ -367,6 +372,7 @@ export const OptionsSchema = z
         records: positiveInt(),
         accounts: positiveInt(),
         scenarios: positiveInt(),
+        scenariosPerAccount: positiveInt(),
         snapshots: positiveInt(),
       })
       .partial()

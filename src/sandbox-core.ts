@@ -38,6 +38,7 @@ import {
 import { createScenarios } from './request/scenarios.ts'
 import {
   insertSavedData,
+  checkSessionRules,
   parseSession,
   seedDefaultData,
 } from './model/seeding.ts'
@@ -93,6 +94,7 @@ export function createSandboxCore(
       ? { ...(session.options as SandboxOptions), ...explicit }
       : explicit,
   )
+  if (session) checkSessionRules(session, resolved)
   const seed = session?.data.seed ?? resolved.seed
   let revision = 0
   const changed = (): void => {
@@ -134,6 +136,7 @@ export function createSandboxCore(
       journal,
       afterSet: resolved.clockAfterSet,
       maxScenarios: resolved.limits.scenarios,
+      maxScenariosPerAccount: resolved.limits.scenariosPerAccount,
       onClockChange: changed,
     }),
     ...dataParts,

@@ -64,6 +64,15 @@ export async function checkResponse(
   if (!response.headers.get('x-request-id')?.startsWith('req_')) {
     throw new Error(`${where}: no X-Request-Id header`)
   }
+  // @note A plain OPTIONS is HTTP's own question (RFC 9110, section 9.3.7),
+  // which the document leaves out: its answer is the path's Allow, no body.
+  if (method === 'OPTIONS' && response.status === 204) {
+    if (!response.headers.get('allow')?.includes('OPTIONS'))
+      throw new Error(`${where}: no Allow header listing OPTIONS`)
+    if ((await response.clone().text()) !== '')
+      throw new Error(`${where}: a body`)
+    return
+  }
   const operation = document.paths[path]?.[method.toLowerCase()]
   let pointer: string
   let spec: Json | undefined

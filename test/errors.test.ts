@@ -280,14 +280,14 @@ for (const target of targets) {
 
     for (const path of ['/v1/customers', '/v2/tokens']) {
       for (const method of ['GET', 'PUT', 'DELETE', 'PATCH']) {
-        it(`returns 405 with Allow: POST for ${method} ${path}`, async () => {
+        it(`returns 405 with Allow: POST, OPTIONS for ${method} ${path}`, async () => {
           const client = await start()
           const count = client.sandbox.customers.count()
           const result = await send(client, method, path, {
             ...(method !== 'GET' && { body: ada }),
           })
           expectProblem(result, 'method_not_allowed')
-          expect(result.headers.get('allow')).toBe('POST')
+          expect(result.headers.get('allow')).toBe('POST, OPTIONS')
           expect(client.sandbox.customers.count()).toBe(count)
         })
       }

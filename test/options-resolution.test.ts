@@ -47,6 +47,7 @@ it('settles every default in one place', () => {
       records: 300_000,
       accounts: 10_000,
       scenarios: 1_000,
+      scenariosPerAccount: 100,
       snapshots: 10,
     },
     journalLimit: 1000,

@@ -437,7 +437,7 @@ for (const target of targets) {
       expect(missing.body.code).toBe('not_found')
       const wrong = await send(client, 'PUT', '/__sandbox/clock')
       expect(wrong.status).toBe(405)
-      expect(wrong.headers.get('allow')).toBe('GET, HEAD, POST')
+      expect(wrong.headers.get('allow')).toBe('GET, HEAD, POST, OPTIONS')
     })
 
     it('guards everything but the health check with adminToken', async () => {

@@ -14,6 +14,7 @@ import {
   type FileHandle,
 } from 'node:fs/promises'
 import { constants } from 'node:buffer'
+import { readFileSync } from 'node:fs'
 import { dirname, basename, join, resolve as resolvePath } from 'node:path'
 import { createInterface } from 'node:readline'
 import type { SandboxData } from './schemas.ts'
@@ -371,9 +372,7 @@ export async function lockDataFile(path: string): Promise<DataFileLock> {
     async (error: NodeJS.ErrnoException) => {
       await unlink(temp).catch(() => {})
       if (OUT_OF_SPACE.has(error.code ?? '')) return true
-      throw new DataFileError(
-        `Cannot create the lock file ${lockPath}: ${error.message}`,
-      )
+      throw cannotLock(path, lockPath, error)
     },
   )
   for (let attempt = 0; ; attempt++) {
@@ -386,9 +385,7 @@ export async function lockDataFile(path: string): Promise<DataFileLock> {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
         await unlink(temp).catch(() => {})
-        throw new DataFileError(
-          `Cannot create the lock file ${lockPath}: ${(error as Error).message}`,
-        )
+        throw cannotLock(path, lockPath, error as NodeJS.ErrnoException)
       }
     }
     const holder = await lockHolder(lockPath)
@@ -435,6 +432,37 @@ async function lockHolder(lockPath: string): Promise<number> {
   return Number(text.trim())
 }
 
+// What the folder of a data file lacks, by the code of a failed create.
+const FOLDER_FAULTS: Record<string, string> = {
+  EACCES: 'is not writable by this user',
+  EPERM: 'is not writable by this user',
+  EROFS: 'is on a read-only file system',
+  ENOENT: 'does not exist',
+  ENOTDIR: 'is not a folder',
+}
+
+/**
+ * Why the lock of `path` cannot be made, in the user's terms: what its
+ * folder lacks, not which file of ours the system refused.
+ */
+function cannotLock(
+  path: string,
+  lockPath: string,
+  error: NodeJS.ErrnoException,
+): DataFileError {
+  const fault = FOLDER_FAULTS[error.code ?? '']
+  if (fault === undefined) {
+    return new DataFileError(
+      `Cannot create the lock file ${lockPath}: ${error.message}`,
+    )
+  }
+  const folder = dirname(path)
+  return new DataFileError(
+    (naming) =>
+      `The data file ${path} cannot be used: its folder ${folder} ${fault} (${error.code}). The server writes its lock (${basename(lockPath)}) and each save of the data beside the file, so the folder must exist and be writable: ${error.code === 'ENOENT' || error.code === 'ENOTDIR' ? 'create it' : 'make it writable'}, or give ${naming.name('dataFile')} a path in a folder that is.`,
+  )
+}
+
 const inUse = (path: string, holder: number, lockPath: string) =>
   new DataFileError(
     (naming) =>
@@ -477,15 +505,40 @@ async function refuseOtherNames(path: string): Promise<void> {
   )
 }
 
+/**
+ * Whether `pid` is a live process. @note A process killed with SIGKILL
+ * stays in the process table as a zombie until its parent reaps it, for
+ * good under a PID 1 that never reaps (a container's shell), and
+ * `kill(pid, 0)` still finds it: where `/proc` shows the process's state,
+ * a zombie (`Z`) or a dying process (`X`) counts as dead.
+ */
 function isRunning(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false
   try {
     process.kill(pid, 0)
-    return true
   } catch (error) {
     // EPERM: it runs, as another user.
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false
   }
+  return !isDead(processState(pid))
+}
+
+const isDead = (state: string | undefined): boolean =>
+  state === 'Z' || state === 'X' || state === 'x'
+
+/**
+ * The state letter of `pid` in `/proc/<pid>/stat` (`R`, `S`, `Z`, …), or
+ * `undefined` where there is no `/proc`. The name before it is in
+ * parentheses and may hold spaces and `)`: the state follows the last `)`.
+ */
+function processState(pid: number): string | undefined {
+  let stat: string
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+  } catch {
+    return undefined
+  }
+  return stat.slice(stat.lastIndexOf(')') + 2)[0]
 }
 
 /** What a completed snapshot (compaction) of the data file reports. */

@@ -205,9 +205,14 @@ export async function openRedisStore(
         nextRead = undefined
         const from = seen
         const reading = read(from)
-        const done = applying.then(async () =>
-          applyEntries(from, await reading),
-        )
+        const done = applying.then(async () => {
+          const entries = await reading
+          // @note An append sent before this read may hold entries of this
+          // replica's own that the read returns: its answer, which comes
+          // first, says so (seen moves past them) before they are applied.
+          await appendInFlight
+          await applyEntries(from, entries)
+        })
         applying = done.catch(() => {})
         return done
       },
@@ -258,6 +263,8 @@ export async function openRedisStore(
   // Writes waiting for the append under way; they go together next.
   let batch: Pending[] = []
   let flushing: Promise<void> | undefined
+  // The append sent last, settled once its answer moved `seen`.
+  let appendInFlight: Promise<void> = Promise.resolve()
 
   /**
    * Appends `entry`, decided on this replica's view at `decidedAt` (its
@@ -288,6 +295,18 @@ export async function openRedisStore(
     for (const { reject } of pending) reject(error)
   }
 
+  const settle = (ready: Pending[], length: number): void => {
+    if (length < 0) {
+      // Shorter than what this replica applied: Redis lost the log (a
+      // restart without persistence, a flush). Start it again from here.
+      if (-1 - length < seen) lost = true
+      refuse(ready, new StoreConflict())
+      return
+    }
+    seen = length
+    for (const { resolve } of ready) resolve()
+  }
+
   const flush = async (): Promise<void> => {
     while (batch.length > 0) {
       const sending = batch
@@ -300,24 +319,17 @@ export async function openRedisStore(
       if (ready.length === 0) continue
       const keys = [log, lastState]
       const args = [String(seen), ...ready.map((p) => p.text)]
-      let length: number
-      try {
-        length = (await client
-          .evalSha(await scripts.append, { keys, arguments: args })
-          .catch(reloadScripts(APPEND, keys, args))) as number
-      } catch (error) {
-        refuse(ready, error as Error)
-        continue
-      }
-      if (length < 0) {
-        // Shorter than what this replica applied: Redis lost the log (a
-        // restart without persistence, a flush). Start it again from here.
-        if (-1 - length < seen) lost = true
-        refuse(ready, new StoreConflict())
-        continue
-      }
-      seen = length
-      for (const { resolve } of ready) resolve()
+      const sent = scripts.append.then((sha) =>
+        client
+          .evalSha(sha, { keys, arguments: args })
+          .catch(reloadScripts(APPEND, keys, args)),
+      )
+      // Settled once `seen` moved past the entries appended (or did not).
+      appendInFlight = sent.then(
+        (reply) => settle(ready, reply as number),
+        (error: Error) => refuse(ready, error),
+      )
+      await appendInFlight
     }
   }
 

@@ -90,7 +90,13 @@ export interface RequestSchemaSettings {
   expiresIn: { default: number; min: number; max: number }
 }
 
-const codePoints = (value: string): number => {
+/**
+ * Characters as the API counts a name's: code points, not UTF-16 units.
+ *
+ * @example
+ * codePoints('👋') // 1
+ */
+export const codePoints = (value: string): number => {
   let count = 0
   for (const _ of value) count++
   return count

@@ -7,6 +7,7 @@ import type { ResolvedOptions } from '../options.ts'
 import type { Database } from './db.ts'
 import { createIdGenerator } from './ids.ts'
 import {
+  codePoints,
   SANDBOX_DATA_FORMAT,
   SANDBOX_DATA_VERSION,
   SandboxDataSchema,
@@ -153,6 +154,70 @@ export function parseSession(input: unknown): SandboxSession {
   throw new TypeError(
     `Failed to create a sandbox from a session: ${issue.path.join('.') || 'the document'}: ${issue.message}. Pass what sandbox.export() or GET /__sandbox/export returned.`,
   )
+}
+
+/**
+ * Refuses a session that breaks a rule the API enforces under `options` (the
+ * session's own, with those passed beside it): a customer's name or email
+ * longer than `nameLength.max` or `emailMaxLength`, a record of an account
+ * the session does not hold, a journal longer than `journalLimit`. Throws a
+ * `TypeError` naming the JSON path of the first, as `parseSession` does:
+ * such a file was edited or made by hand, and replaying it would serve what
+ * no request could have made.
+ *
+ * @example
+ * checkSessionRules(parseSession(input), resolveOptions(session.options))
+ */
+export function checkSessionRules(
+  session: SandboxSession,
+  options: Pick<
+    ResolvedOptions,
+    'nameLength' | 'emailMaxLength' | 'journalLimit'
+  >,
+): void {
+  const refuse = (path: string, message: string): never => {
+    throw new TypeError(
+      `Failed to create a sandbox from a session: ${path}: ${message}. Pass what sandbox.export() or GET /__sandbox/export returned.`,
+    )
+  }
+  const { data, journal } = session
+  if (journal.length > options.journalLimit) {
+    refuse(
+      'journal',
+      `it holds ${journal.length} entries, more than the ${options.journalLimit} that journalLimit keeps; keep the newest ${options.journalLimit}, or replay it with a journalLimit of at least ${journal.length}`,
+    )
+  }
+  const accounts = new Set(data.accounts.map((account) => account.id))
+  for (const kind of ['api_keys', 'customers', 'tokens'] as const) {
+    data[kind].forEach((record, index) => {
+      if (!accounts.has(record.account_id)) {
+        refuse(
+          `data.${kind}.${index}.account_id`,
+          `${JSON.stringify(record.account_id.slice(0, 100))} is not the id of an account in data.accounts; every record belongs to one`,
+        )
+      }
+    })
+  }
+  const { max } = options.nameLength
+  data.customers.forEach((customer, index) => {
+    // Counted as the API counts them: names in code points, emails in
+    // UTF-16 units.
+    if (customer.name !== undefined && codePoints(customer.name) > max) {
+      refuse(
+        `data.customers.${index}.name`,
+        `it is ${codePoints(customer.name)} characters long, more than nameLength.max (${max}) lets a request store`,
+      )
+    }
+    if (
+      customer.email !== undefined &&
+      customer.email.length > options.emailMaxLength
+    ) {
+      refuse(
+        `data.customers.${index}.email`,
+        `it is ${customer.email.length} characters long, more than emailMaxLength (${options.emailMaxLength}) lets a request store`,
+      )
+    }
+  })
 }
 
 /**

@@ -10,6 +10,7 @@ import {
   type Scenario,
   type ScenarioEffect,
   type ScenarioOptions,
+  type TakeReceipt,
 } from './scenarios.ts'
 
 /**
@@ -93,7 +94,10 @@ export interface AccountControlsRegistry {
   takeScenario(
     accountId: string,
     operation: Operation,
+    receipt?: TakeReceipt,
   ): ScenarioEffect | undefined
+  /** Gives back a take of `accountId`'s queue (a take a fleet did not store). */
+  untakeScenario(accountId: string, receipt: TakeReceipt): void
   /** The accounts with a clock of their own, for saving. */
   clocks(): { account_id: string; now: string; frozen: boolean }[]
   /** Forgets every account's controls; with `keepQueues`, the queues and journal views stay. */
@@ -112,7 +116,7 @@ export interface AccountControlsRegistry {
  * `Map` lookup per request.
  *
  * @example
- * const accounts = createAccountControls({ clock, journal, afterSet: 'frozen', maxScenarios: 1000 })
+ * const accounts = createAccountControls({ clock, journal, afterSet: 'frozen', maxScenarios: 1000, maxScenariosPerAccount: 100 })
  * accounts.controls('acct_1').clock.advance(60_000)
  * accounts.clockFor('acct_1').now() // a minute ahead of the sandbox clock
  */
@@ -120,8 +124,10 @@ export function createAccountControls(shared: {
   clock: SandboxClock
   journal: Journal
   afterSet: ClockAfterSet
-  /** `limits.scenarios`: the most queued per account, and in all accounts together. */
+  /** `limits.scenarios`: the most queued in all accounts together. */
   maxScenarios: number
+  /** `limits.scenariosPerAccount`: the most one account may queue. */
+  maxScenariosPerAccount: number
   /** Hears every move of an account's clock, and an account leaving or taking its own. */
   onClockChange?: () => void
 }): AccountControlsRegistry {
@@ -182,9 +188,18 @@ export function createAccountControls(shared: {
   const scenariosOf = (accountId: string): AccountScenarios => ({
     next(operation, options) {
       const state = stateOf(accountId)
-      // @note Each account's queue holds limits.scenarios at most, and so do
-      // all of them together: a thousand accounts cannot queue a million.
       state.queue ??= createScenarios(false, shared.maxScenarios)
+      // @note One account's share is capped below the total, so that a test
+      // that queues faults in a loop cannot take every other account's room;
+      // and all of them together hold limits.scenarios at most: a thousand
+      // accounts cannot queue a hundred thousand.
+      const own = state.queue.list().length
+      if (own >= shared.maxScenariosPerAccount) {
+        throw new LimitReachedError(
+          'limits.scenariosPerAccount',
+          `Failed to queue a scenario for the account ${accountId}: it has ${own} queued, the most that limits.scenariosPerAccount (${shared.maxScenariosPerAccount}) allows one account, so that other accounts keep room in the ${shared.maxScenarios} that limits.scenarios allows in all. ${limitHint('limits.scenariosPerAccount', "Clear the account's queue (DELETE /__sandbox/account/scenarios) or let them run")}`,
+        )
+      }
       const total = queued()
       if (total >= shared.maxScenarios) {
         throw new LimitReachedError(
@@ -239,9 +254,14 @@ export function createAccountControls(shared: {
       if (accountId == null || states.size === 0) return shared.clock
       return states.get(accountId)?.clock ?? shared.clock
     },
-    takeScenario(accountId, operation) {
+    takeScenario(accountId, operation, receipt) {
       if (states.size === 0) return undefined
-      return states.get(accountId)?.queue?.take(operation)
+      return states.get(accountId)?.queue?.take(operation, receipt)
+    },
+    untakeScenario(accountId, receipt) {
+      const state = stateOf(accountId)
+      state.queue ??= createScenarios(false, shared.maxScenarios)
+      state.queue.untake(receipt)
     },
     clocks() {
       const out: { account_id: string; now: string; frozen: boolean }[] = []

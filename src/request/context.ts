@@ -8,7 +8,12 @@ import type { BearerResult } from './auth.ts'
 import type { Journal, JournalEntry, Operation } from './journal.ts'
 import type { ResolvedOptions } from '../options.ts'
 import type { RateLimiter } from './rate-limit.ts'
-import type { Scenario, ScenarioEffect, Scenarios } from './scenarios.ts'
+import type {
+  Scenario,
+  ScenarioEffect,
+  Scenarios,
+  TakeReceipt,
+} from './scenarios.ts'
 import type { z } from 'zod'
 
 /**
@@ -21,7 +26,11 @@ export interface SandboxContext {
   /** Each operation's request body schema, built from the options. */
   readonly schemas: OperationSchemas
   readonly scenarios: Scenarios & {
-    take(operation: Operation): ScenarioEffect | undefined
+    take(
+      operation: Operation,
+      receipt?: TakeReceipt,
+    ): ScenarioEffect | undefined
+    untake(receipt: TakeReceipt): void
     restore(queue: readonly Scenario[]): void
   }
   readonly journal: Journal & { record(entry: JournalEntry): void }

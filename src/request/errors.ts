@@ -87,7 +87,7 @@ export const ERROR_REGISTRY = {
   limit_reached: {
     status: 409,
     title: 'Limit reached',
-    when: 'A store of the sandbox is full: customers or tokens of the account (`limits.customersPerAccount`, `limits.tokensPerAccount`), records in all (`limits.records`), accounts (`limits.accounts`), queued scenarios (`limits.scenarios`), snapshots (`limits.snapshots`) or live idempotency keys (`idempotency.maxEntriesPerAccount`, `idempotency.maxEntries`). The detail names the limit and its option; nothing is stored. Reset the sandbox, wait for keys to expire, or raise the option.',
+    when: 'A store of the sandbox is full: customers or tokens of the account (`limits.customersPerAccount`, `limits.tokensPerAccount`), records in all (`limits.records`), accounts (`limits.accounts`), queued scenarios (`limits.scenarios`, and per account `limits.scenariosPerAccount`), snapshots (`limits.snapshots`) or live idempotency keys (`idempotency.maxEntriesPerAccount`, `idempotency.maxEntries`). The detail names the limit and its option; nothing is stored. Reset the sandbox, wait for keys to expire, or raise the option.',
     trigger:
       'createSandbox({ limits: { customersPerAccount: 1 } }), then create two customers.',
   },

@@ -20,7 +20,11 @@ import {
 import type { Operation } from './journal.ts'
 import { LimitReachedError, limitHint } from './limits.ts'
 import { renderError } from './router.ts'
-import { parseScenarioHeader, type ScenarioEffect } from './scenarios.ts'
+import {
+  parseScenarioHeader,
+  type ScenarioEffect,
+  type TakeReceipt,
+} from './scenarios.ts'
 import { checkContentType, parseJsonObject, readBody } from './validation.ts'
 import type { StoredResponse } from './idempotency.ts'
 import { PERSONA_RATE_LIMIT, PERSONA_SLOW_MS } from '../model/personas.ts'
@@ -394,7 +398,7 @@ async function takeAndStore(
   const store = ctx.storage
   const queued = !request.headers.has('x-sandbox-scenario')
   for (let attempt = 1; ; attempt++) {
-    const before = store?.sync && queued ? savedQueues(ctx) : undefined
+    const receipt: TakeReceipt = {}
     const taken = { account_id: null as string | null, operation }
     const decidedAt = store?.version?.()
     const effect = takeScenario(
@@ -404,28 +408,26 @@ async function takeAndStore(
       state,
       accountId,
       taken,
+      receipt,
     )
     if (!effect || !store || !queued) return effect
     try {
       await store.commit({ taken }, undefined, decidedAt)
       return effect
     } catch (error) {
-      if (!(error instanceof StoreConflict) || before === undefined)
+      if (!(error instanceof StoreConflict) || !store.sync)
         throw storageUnavailable(error as Error, store)
     }
     if (attempt >= MAX_STORE_ATTEMPTS) throw storeBusy()
-    // Put the queues back as they were, and take from the stored ones.
-    ctx.scenarios.restore(before.queue)
-    ctx.accounts.restoreQueues(before.accounts)
-    await store.sync!().catch((error: Error) => {
+    // Give back this take alone (the other replica's are applied here
+    // already, or come with the sync), and take from the stored queues.
+    if (taken.account_id !== null)
+      ctx.accounts.untakeScenario(taken.account_id, receipt)
+    else ctx.scenarios.untake(receipt)
+    await store.sync().catch((error: Error) => {
       throw storageUnavailable(error, store)
     })
   }
-}
-
-/** The queues as they are, to put back when a take was not stored. */
-function savedQueues(ctx: SandboxContext) {
-  return { queue: ctx.scenarios.list(), accounts: ctx.accounts.queues() }
 }
 
 function takeScenario(
@@ -435,6 +437,7 @@ function takeScenario(
   state: RequestState,
   accountId: string,
   taken: { account_id: string | null } = { account_id: null },
+  receipt?: TakeReceipt,
 ): ScenarioEffect | undefined {
   const header = request.headers.get('x-sandbox-scenario')
   let effect: ScenarioEffect | undefined
@@ -452,9 +455,9 @@ function takeScenario(
     }
   } else {
     // The account's own queue first: only its requests consume it.
-    effect = ctx.accounts.takeScenario(accountId, operation)
+    effect = ctx.accounts.takeScenario(accountId, operation, receipt)
     if (effect) taken.account_id = accountId
-    else effect = ctx.scenarios.take(operation)
+    else effect = ctx.scenarios.take(operation, receipt)
   }
   if (effect) {
     state.entry.scenario = [

@@ -28,6 +28,14 @@ export interface Router {
    * own API (`/__sandbox/*`) and `/openapi.json`): a server serves its files for the rest.
    */
   owns(href: string): boolean
+  /**
+   * The methods the path of `href` takes, as `Allow` lists them (HEAD beside
+   * GET, and OPTIONS), or `undefined` when no route has that path.
+   *
+   * @example
+   * router.allows('http://localhost/v1/customers') // ['GET', 'HEAD', 'POST', 'OPTIONS']
+   */
+  allows(href: string): string[] | undefined
   /** The routes, in the order they were given. */
   readonly routes: readonly Route[]
   /** URL patterns of what the sandbox owns, for binding as MSW handlers. */
@@ -184,6 +192,12 @@ export function createRouter(
   return {
     routes,
     owns: (href) => locate(href).area !== undefined,
+    allows(href) {
+      const place = locate(href)
+      if (place.area === undefined) return undefined
+      const found = lookup(place.path)
+      return found && allowedMethods(found.entry.methods)
+    },
     async fetch(request) {
       // @note A store that replicas share may hold writes this copy has not
       // seen: catch up first, so that nothing is answered from stale state.
@@ -285,22 +299,36 @@ export function createRouter(
 
 /**
  * The route of a method on one path; HEAD runs the GET route (RFC 9110,
- * section 9.3.2), whose body the router then drops.
+ * section 9.3.2), whose body the router then drops, and OPTIONS answers
+ * what the path takes (section 9.3.7).
  */
 function routeFor(
   methods: ReadonlyMap<string, Route>,
   method: string,
-): Route | undefined {
+): Pick<Route, 'resolve' | 'operation'> | undefined {
+  if (method === 'OPTIONS') {
+    const allow = allowedMethods(methods).join(', ')
+    return {
+      resolve: () =>
+        Promise.resolve(
+          new Response(null, { status: 204, headers: { allow } }),
+        ),
+    }
+  }
   return (
     methods.get(method) ?? (method === 'HEAD' ? methods.get('GET') : undefined)
   )
 }
 
-/** The methods a path takes, as `Allow` lists them: HEAD wherever GET is. */
+/**
+ * The methods a path takes, as `Allow` lists them: HEAD wherever GET is,
+ * and OPTIONS, which every path answers.
+ */
 function allowedMethods(methods: ReadonlyMap<string, Route>): string[] {
   const allowed = [...methods.keys()]
   const get = allowed.indexOf('GET')
   if (get !== -1 && !methods.has('HEAD')) allowed.splice(get + 1, 0, 'HEAD')
+  allowed.push('OPTIONS')
   return allowed
 }
 

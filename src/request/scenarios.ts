@@ -21,6 +21,12 @@ export interface Scenario extends ScenarioEffect {
   remaining: number
 }
 
+/** What a take took, to give it back: the scenario as it was, and where. */
+export interface TakeReceipt {
+  scenario?: Scenario
+  index?: number
+}
+
 /** Options of `sandbox.scenarios.next()`. */
 export interface ScenarioOptions extends ScenarioEffect {
   /** How many calls it applies to. @default 1 */
@@ -68,7 +74,10 @@ export function createScenarios(
   initialLatency: LatencyRange | false = false,
   maxQueued: number = Number.POSITIVE_INFINITY,
 ): Scenarios & {
-  take(operation: Operation): ScenarioEffect | undefined
+  /** Takes the next effect for `operation`; `receipt` learns what was taken. */
+  take(operation: Operation, receipt?: TakeReceipt): ScenarioEffect | undefined
+  /** Gives back one take that `receipt` describes (a take a fleet did not store). */
+  untake(receipt: TakeReceipt): void
   /** Puts back a queue that `list()` gave (a restart's): ids go on after its last. */
   restore(queue: readonly Scenario[]): void
 } {
@@ -134,14 +143,28 @@ export function createScenarios(
         if (number > counter) counter = number
       }
     },
-    take(operation) {
+    take(operation, receipt) {
       const index = queue.findIndex(
         (s) => s.operation === '*' || s.operation === operation,
       )
       if (index === -1) return undefined
       const scenario = queue[index]!
+      if (receipt) {
+        receipt.scenario = { ...scenario }
+        receipt.index = index
+      }
       if (--scenario.remaining === 0) queue.splice(index, 1)
       return pickEffect(scenario)
+    },
+    untake({ scenario, index }) {
+      if (!scenario) return
+      const held = queue.find((s) => s.id === scenario.id)
+      if (held) held.remaining++
+      else
+        queue.splice(Math.min(index ?? 0, queue.length), 0, {
+          ...scenario,
+          remaining: 1,
+        })
     },
   }
 }

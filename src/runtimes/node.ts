@@ -464,6 +464,8 @@ export async function createSandboxServer(
         origin,
         request.headers.get('access-control-request-headers'),
         !verdict.sandboxApi,
+        // What the path takes; elsewhere the playground's files.
+        router.allows(request.url) ?? FILE_METHODS,
       )
     }
     const owned = router.owns(request.url)
@@ -625,6 +627,10 @@ export async function createSandboxServer(
     },
     (req: IncomingMessage, res: ServerResponse) => {
       const run = (): void => {
+        // @note A client that sent its requests and left gets none of the
+        // answers: work on them would only hold the event loop (thousands of
+        // pipelined admin reads). Nothing more is run on this connection.
+        if (req.socket.destroyed || res.destroyed) return
         const started = performance.now()
         try {
           serve(req, res, started).catch((error: unknown) =>
@@ -680,6 +686,17 @@ export async function createSandboxServer(
       return
     }
     answer()
+  })
+  // @note node:http hands CONNECT (a proxy's tunnel) to this event, and
+  // closes the socket unanswered when nobody listens.
+  server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
+    const error = new SandboxError(
+      'method_not_allowed',
+      'This server is no proxy and opens no tunnels: CONNECT is not served. Send requests such as GET /v1/customers to it directly.',
+      { headers: { allow: ALL_METHODS } },
+    )
+    socket.on('error', () => socket.destroy())
+    socket.end(rawAnswer(error), () => socket.destroy())
   })
   server.on('connection', (socket) => {
     sockets.add(socket)
@@ -803,16 +820,19 @@ const CONTENT_TYPES: Record<string, string> = {
   '.woff2': 'font/woff2',
 }
 
+/** What a path of the playground's files takes, as `Allow` lists it. */
+const FILE_METHODS = ['GET', 'HEAD', 'OPTIONS']
+
 /**
- * A file of `dir` for a GET or HEAD of its path (`/` is `index.html`), or
- * `undefined` when there is none: the caller answers 404.
+ * A file of `dir` for a GET or HEAD of its path (`/` is `index.html`), what
+ * an OPTIONS of that path may do, or `undefined` when there is none: the
+ * caller answers 404.
  */
 async function serveFile(
   dir: string | false,
   request: Request,
 ): Promise<Response | undefined> {
-  if (dir === false || (request.method !== 'GET' && request.method !== 'HEAD'))
-    return undefined
+  if (dir === false || !FILE_METHODS.includes(request.method)) return undefined
   let path: string
   try {
     path = decodeURIComponent(new URL(request.url).pathname)
@@ -828,6 +848,12 @@ async function serveFile(
   if (type === undefined) return undefined
   try {
     if (!(await stat(file)).isFile()) return undefined
+    if (request.method === 'OPTIONS') {
+      return new Response(null, {
+        status: 204,
+        headers: { allow: FILE_METHODS.join(', ') },
+      })
+    }
     const body = await readFile(file)
     return new Response(request.method === 'HEAD' ? null : body, {
       headers: {
@@ -877,13 +903,15 @@ const HEADER_LIST =
   /^[!#$%&'*+.^_`|~0-9A-Za-z-]+(?:\s*,\s*[!#$%&'*+.^_`|~0-9A-Za-z-]+)*$/
 
 /**
- * The answer to a CORS preflight: the headers asked for are allowed as asked
- * (`traceparent` and the like), and on the API's paths with credentials.
+ * The answer to a CORS preflight: the methods the path takes, the headers
+ * asked for as asked (`traceparent` and the like), and on the API's paths
+ * with credentials.
  */
 function preflight(
   origin: string | null,
   requested: string | null,
   api: boolean,
+  methods: readonly string[],
 ): Response {
   const allowHeaders =
     requested !== null &&
@@ -896,7 +924,7 @@ function preflight(
     headers: [
       // Its own Vary (below) names Origin too.
       ...corsHeaders(origin, api).filter(([name]) => name !== 'vary'),
-      ['access-control-allow-methods', 'GET, POST, DELETE, OPTIONS'],
+      ['access-control-allow-methods', methods.join(', ')],
       ['access-control-allow-headers', allowHeaders],
       ['access-control-max-age', '600'],
       ['vary', 'Origin, Access-Control-Request-Headers'],
@@ -1161,6 +1189,14 @@ function clientErrorAnswer(
             'invalid_request',
             `This is not an HTTP/1.1 request the server can read (${code ?? 'malformed'})${PARSE_HINTS[code ?? ''] ?? ''}.`,
           )
+  return rawAnswer(error)
+}
+
+/** The methods some path of the server takes, for a request that names none. */
+const ALL_METHODS = 'GET, HEAD, POST, DELETE, OPTIONS'
+
+/** `error` as a whole HTTP/1.1 answer, written straight to a socket, after which it closes. */
+function rawAnswer(error: SandboxError): string {
   const requestId = newRequestId()
   const body = JSON.stringify(error.toProblem(requestId))
   return [
@@ -1168,6 +1204,9 @@ function clientErrorAnswer(
     'content-type: application/problem+json',
     `content-length: ${Buffer.byteLength(body)}`,
     `x-request-id: ${requestId}`,
+    ...Object.entries(error.headers).map(
+      ([name, value]) => `${name}: ${value}`,
+    ),
     'connection: close',
     '',
     body,

@@ -36,10 +36,10 @@ it('lists HEAD in Allow beside GET, and still refuses HEAD where there is no GET
     new Request('http://localhost/__sandbox/health', { method: 'PUT' }),
   )
   expect(wrong.status).toBe(405)
-  expect(wrong.headers.get('allow')).toBe('GET, HEAD')
+  expect(wrong.headers.get('allow')).toBe('GET, HEAD, OPTIONS')
   const operation = await sandbox.fetch(
     new Request('http://localhost/v1/customers', { method: 'HEAD' }),
   )
   expect(operation.status).toBe(405)
-  expect(operation.headers.get('allow')).toBe('POST')
+  expect(operation.headers.get('allow')).toBe('POST, OPTIONS')
 })
