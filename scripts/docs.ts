@@ -1,41 +1,67 @@
 /**
- * Regenerates the README's tables from their one source each, between marker
- * comments (`<!-- keys:start -->` … `<!-- keys:end -->`, and the same for
- * `errors` and `assumptions`):
+ * Regenerates the reference pages of `docs/reference/` from their one source
+ * each. A hand-written page holds generated blocks between marker comments
+ * (`<!-- keys:start -->` … `<!-- keys:end -->`); a generated page is written
+ * whole:
  * - keys: the documented keys and accounts (`fixtures/demo-keys.ts`);
- * - errors: the error registry (`src/request/errors.ts`);
  * - assumptions: the assumption ledger (`src/assumptions.ts`), with the CLI
- *   flag of each option when the server has one (`src/cli/cli.ts`).
+ *   flag of each option when the server has one (`src/cli/flags.ts`);
+ * - options: every option's JSDoc summary, `@default` and `@example`, read
+ *   from the options interfaces (`SandboxOptions` and the runtimes' own);
+ * - usage: the CLI's `--help`, and that of `verify` and `record`;
+ * - routes: every route of the HTTP surface, from the OpenAPI document;
+ * - errors.md: the error catalogue (`src/request/errors.ts`), as
+ *   `npm run openapi` writes it.
  *
- * `tsx scripts/docs.ts` rewrites README.md; `--check` changes nothing and
- * exits 1, naming the stale tables, when README.md is not up to date.
+ * `tsx scripts/docs.ts` rewrites the stale pages; `--check` changes nothing
+ * and exits 1, naming the stale pages and blocks. `npm test` runs the check.
  */
 import { readFile, writeFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
+import ts from 'typescript'
+import packageJson from '../package.json' with { type: 'json' }
 import { DEFAULT_ACCOUNTS } from '../fixtures/demo-keys.ts'
 import { LEDGER } from '../src/assumptions.ts'
 import { USAGE } from '../src/cli/cli.ts'
-import { ERROR_REGISTRY } from '../src/request/errors.ts'
+import { FLAG_TABLE } from '../src/cli/flags.ts'
+import { RECORD_USAGE, VERIFY_USAGE } from '../src/cli/verify/cli.ts'
+import { createOpenApiDocument } from '../src/openapi.ts'
+import { resolveOptions } from '../src/options.ts'
 import {
   PERSONA_RATE_LIMIT,
   PERSONA_SLOW_MS,
   type Persona,
 } from '../src/model/personas.ts'
+import { renderErrorCatalogue } from './openapi.ts'
 
-const README = new URL('../README.md', import.meta.url)
+const root = new URL('../', import.meta.url)
 
-/** The generated tables, by marker name, and the file each one comes from. */
-export const BLOCK_SOURCES = {
-  keys: 'fixtures/demo-keys.ts',
-  errors: 'src/request/errors.ts',
-  assumptions: 'src/assumptions.ts',
-} as const
+/** A generated block of a hand-written page, and the source it comes from. */
+export interface Block {
+  /** The page, from the repository's root. */
+  file: string
+  /** The marker name: `<!-- name:start -->` … `<!-- name:end -->`. */
+  name: string
+  source: string
+  render: () => string | Promise<string>
+}
 
-/** The name of a generated block: `<!-- name:start -->` … `<!-- name:end -->`. */
-export type BlockName = keyof typeof BLOCK_SOURCES
+/** A page generated whole, and the source it comes from. */
+export interface Page {
+  file: string
+  source: string
+  render: () => string
+}
 
 const cell = (text: string): string =>
   text.replace(/\|/g, '\\|').replace(/\n/g, ' ')
+
+/** Inline code, fenced with enough backticks for the text it holds. */
+const code = (text: string): string => {
+  const fence = text.includes('`') ? '``' : '`'
+  const pad = fence.length > 1 ? ' ' : ''
+  return `${fence}${pad}${text}${pad}${fence}`
+}
 
 const table = (head: string[], rows: string[][]): string =>
   [
@@ -54,17 +80,22 @@ const PERSONA_TEXT: Record<Persona, string> = {
     'it and its tokens lack `customers:write` (`403 insufficient_scope`)',
 }
 
-const kebab = (name: string): string =>
-  name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)
-
-/** The CLI flag the server's `--help` lists for a JavaScript option, if any. */
+/**
+ * The CLI flag of a JavaScript option, from the flag table: `--customers`
+ * for `customersPerAccount`, `--no-v1-accepts-tokens` where `--help` lists
+ * the negation; none for an option only a config file or the JavaScript API
+ * sets.
+ */
 export function flagOf(option: string): string | undefined {
-  return new RegExp(`--(?:no-)?${kebab(option)}(?![\\w-])`).exec(USAGE)?.[0]
+  const flag = (FLAG_TABLE as Record<string, { flag?: string } | undefined>)[
+    option
+  ]?.flag
+  if (flag === undefined) return undefined
+  return USAGE.includes(`--no-${flag} `) ? `--no-${flag}` : `--${flag}`
 }
 
-/** The generated blocks of the README, by marker name. */
-export function renderBlocks(): Record<BlockName, string> {
-  const keys = DEFAULT_ACCOUNTS.flatMap((account) =>
+function renderKeys(): string {
+  const rows = DEFAULT_ACCOUNTS.flatMap((account) =>
     account.apiKeys.map((key) => [
       `\`${key.key}\``,
       `${cell(account.name)} (\`${account.id}\`)`,
@@ -75,13 +106,11 @@ export function renderBlocks(): Record<BlockName, string> {
           : 'every scope',
     ]),
   )
-  const errors = Object.entries(ERROR_REGISTRY).map(([code, e]) => [
-    `\`${code}\``,
-    String(e.status),
-    cell(e.when),
-    cell(e.trigger),
-  ])
-  const assumptions = LEDGER.map((item) => {
+  return table(['key', 'account', 'behaviour'], rows)
+}
+
+function renderAssumptions(): string {
+  const rows = LEDGER.map((item) => {
     const flag = item.option === null ? undefined : flagOf(item.option)
     return [
       `\`${item.id}\``,
@@ -92,27 +121,196 @@ export function renderBlocks(): Record<BlockName, string> {
         : `\`${item.option}\`${flag ? ` (\`${flag}\`)` : ''}`,
     ]
   })
-  return {
-    keys: table(['key', 'account', 'behaviour'], keys),
-    errors: table(['code', 'status', 'when', 'how to trigger it'], errors),
-    assumptions: table(
-      ['id', 'the interface says', 'the sandbox does', 'option (CLI flag)'],
-      assumptions,
-    ),
-  }
+  return table(
+    ['id', 'the interface says', 'the sandbox does', 'option (CLI flag)'],
+    rows,
+  )
 }
+
+/** The options interfaces the options page lists, in its order. */
+export const OPTION_INTERFACES = [
+  ['src/options.ts', 'SandboxOptions', 'createSandbox(options)'],
+  [
+    'src/runtimes/node.ts',
+    'SandboxServerOptions',
+    'createSandboxServer(options), beside every SandboxOptions',
+  ],
+  [
+    'src/runtimes/browser.ts',
+    'StartSandboxWorkerOptions',
+    'startSandboxWorker(options), beside every SandboxOptions',
+  ],
+  ['src/runtimes/vite.ts', 'SandboxPluginOptions', 'sandbox(options)'],
+  [
+    'src/runtimes/playwright.ts',
+    'SandboxFixtureOptions',
+    "Playwright's use: { … }",
+  ],
+] as const
+
+const jsDocText = (
+  comment: string | ts.NodeArray<ts.JSDocComment> | undefined,
+): string =>
+  typeof comment === 'string'
+    ? comment
+    : (comment?.map((part) => part.text).join('') ?? '')
+
+/** One row per property of `name` in `file`: its summary, default and example. */
+async function optionRows(file: string, name: string): Promise<string[][]> {
+  const text = await readFile(new URL(file, root), 'utf8')
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true)
+  const declaration = source.statements.find(
+    (node): node is ts.InterfaceDeclaration =>
+      ts.isInterfaceDeclaration(node) && node.name.text === name,
+  )
+  if (declaration === undefined) {
+    throw new Error(`${file} declares no interface ${name}.`)
+  }
+  return declaration.members.filter(ts.isPropertySignature).map((member) => {
+    const option = member.name.getText(source)
+    const doc = ts
+      .getJSDocCommentsAndTags(member)
+      .find((node): node is ts.JSDoc => ts.isJSDoc(node))
+    const tag = (tagName: string): string | undefined => {
+      const found = doc?.tags?.find((t) => t.tagName.text === tagName)
+      return found === undefined ? undefined : jsDocText(found.comment).trim()
+    }
+    const summary = jsDocText(doc?.comment).replace(/\s+/g, ' ').trim()
+    const fallback = tag('default')
+    const example = tag('example')
+    const flag = flagOf(option)
+    return [
+      `\`${option}\``,
+      fallback === undefined ? '' : cell(code(fallback)),
+      flag === undefined ? '' : `\`${flag}\``,
+      cell(
+        `${summary}${example === undefined ? '' : ` E.g. ${code(example.replace(/\s+/g, ' '))}`}`,
+      ),
+    ]
+  })
+}
+
+async function renderOptions(): Promise<string> {
+  const sections: string[] = []
+  for (const [file, name, where] of OPTION_INTERFACES) {
+    const rows = await optionRows(file, name)
+    sections.push(
+      `### ${name}\n\nFor ${code(where)}; declared in \`${file}\`.\n\n${table(['option', 'default', 'CLI flag', 'what it does'], rows)}`,
+    )
+  }
+  return sections.join('\n\n')
+}
+
+function renderRoutes(): string {
+  const document = createOpenApiDocument(
+    resolveOptions(),
+    packageJson.version,
+  ) as {
+    paths: Record<
+      string,
+      Record<
+        string,
+        { summary?: string; operationId?: string; security?: unknown[] }
+      >
+    >
+  }
+  const rows: string[][] = []
+  for (const [path, operations] of Object.entries(document.paths)) {
+    for (const [method, operation] of Object.entries(operations)) {
+      if (typeof operation !== 'object' || operation.summary === undefined)
+        continue
+      const guard = path.startsWith('/__sandbox/account/')
+        ? "the account's API key"
+        : path.startsWith('/__sandbox/') && path !== '/__sandbox/health'
+          ? 'the admin token, when the server has one'
+          : path.startsWith('/__sandbox/') || path === '/openapi.json'
+            ? 'none'
+            : 'an API key or a token'
+      rows.push([
+        `\`${method.toUpperCase()} ${path}\``,
+        cell(operation.summary),
+        operation.operationId === undefined
+          ? ''
+          : `\`${operation.operationId}\``,
+        guard,
+      ])
+    }
+  }
+  return table(['call', 'what it does', 'operationId', 'credential'], rows)
+}
+
+const usage = (text: string): string => `\`\`\`text\n${text.trimEnd()}\n\`\`\``
+
+/** Every generated block, by page. */
+export const BLOCKS: readonly Block[] = [
+  {
+    file: 'docs/reference/keys.md',
+    name: 'keys',
+    source: 'fixtures/demo-keys.ts',
+    render: renderKeys,
+  },
+  {
+    file: 'docs/reference/assumptions.md',
+    name: 'assumptions',
+    source: 'src/assumptions.ts',
+    render: renderAssumptions,
+  },
+  {
+    file: 'docs/reference/cli.md',
+    name: 'usage',
+    source: 'src/cli/flags.ts',
+    render: () => usage(USAGE),
+  },
+  {
+    file: 'docs/reference/cli.md',
+    name: 'verify-usage',
+    source: 'src/cli/verify/cli.ts',
+    render: () => usage(VERIFY_USAGE),
+  },
+  {
+    file: 'docs/reference/cli.md',
+    name: 'record-usage',
+    source: 'src/cli/verify/cli.ts',
+    render: () => usage(RECORD_USAGE),
+  },
+  {
+    file: 'docs/reference/options.md',
+    name: 'options',
+    source: 'the options interfaces (src/options.ts, src/runtimes/*.ts)',
+    render: renderOptions,
+  },
+  {
+    file: 'docs/reference/http.md',
+    name: 'routes',
+    source: 'src/openapi.ts (the route table)',
+    render: renderRoutes,
+  },
+]
+
+/** Every page generated whole. */
+export const PAGES: readonly Page[] = [
+  {
+    file: 'docs/reference/errors.md',
+    source: 'src/request/errors.ts',
+    render: renderErrorCatalogue,
+  },
+]
 
 const blockPattern = (name: string): RegExp =>
   new RegExp(`(<!-- ${name}:start -->)[\\s\\S]*?(<!-- ${name}:end -->)`)
 
-/** The README with every generated block brought up to date. */
-export function renderReadme(current: string): string {
+/** `current` with each of `blocks` (name → text) brought up to date. */
+export function fillBlocks(
+  file: string,
+  current: string,
+  blocks: Record<string, string>,
+): string {
   let text = current
-  for (const [name, block] of Object.entries(renderBlocks())) {
+  for (const [name, block] of Object.entries(blocks)) {
     const pattern = blockPattern(name)
     if (!pattern.test(text)) {
       throw new Error(
-        `README.md has no <!-- ${name}:start --> … <!-- ${name}:end --> block for the table generated from ${BLOCK_SOURCES[name as BlockName]}.`,
+        `${file} has no <!-- ${name}:start --> … <!-- ${name}:end --> block.`,
       )
     }
     text = text.replace(
@@ -123,38 +321,52 @@ export function renderReadme(current: string): string {
   return text
 }
 
-/** The blocks of `current` that differ from what their sources give now. */
-export function staleBlocks(current: string): BlockName[] {
-  const next = renderReadme(current)
-  return (Object.keys(BLOCK_SOURCES) as BlockName[]).filter(
-    (name) =>
-      blockPattern(name).exec(current)?.[0] !==
-      blockPattern(name).exec(next)?.[0],
-  )
+/** Every generated page's text as it should be, by file. */
+export async function renderPages(
+  read: (file: string) => Promise<string> = (file) =>
+    readFile(new URL(file, root), 'utf8'),
+): Promise<Map<string, { text: string; sources: string[] }>> {
+  const out = new Map<string, { text: string; sources: string[] }>()
+  const byFile = new Map<string, Record<string, string>>()
+  const sources = new Map<string, string[]>()
+  for (const block of BLOCKS) {
+    const blocks = byFile.get(block.file) ?? {}
+    blocks[block.name] = await block.render()
+    byFile.set(block.file, blocks)
+    sources.set(block.file, [...(sources.get(block.file) ?? []), block.source])
+  }
+  for (const [file, blocks] of byFile) {
+    out.set(file, {
+      text: fillBlocks(file, await read(file), blocks),
+      sources: [...new Set(sources.get(file))],
+    })
+  }
+  for (const page of PAGES)
+    out.set(page.file, { text: page.render(), sources: [page.source] })
+  return out
 }
 
 async function main(args: string[]): Promise<number> {
-  const current = await readFile(README, 'utf8')
-  if (args.includes('--check')) {
-    const stale = staleBlocks(current)
-    if (stale.length === 0) {
-      console.log('README.md is up to date.')
-      return 0
-    }
+  const check = args.includes('--check')
+  const read = (file: string): Promise<string> =>
+    readFile(new URL(file, root), 'utf8').catch(() => '')
+  const stale: string[] = []
+  for (const [file, { text, sources }] of await renderPages(read)) {
+    if ((await read(file)) === text) continue
+    stale.push(`${file} (from ${sources.join(', ')})`)
+    if (!check) await writeFile(new URL(file, root), text)
+  }
+  if (stale.length === 0) {
+    console.log('The generated docs are up to date.')
+    return 0
+  }
+  if (check) {
     console.error(
-      `README.md is stale: ${stale
-        .map((name) => `the ${name} table differs from ${BLOCK_SOURCES[name]}`)
-        .join('; ')}. Run \`npm run docs\` and commit README.md.`,
+      `Stale generated docs: ${stale.join('; ')}. Run \`npm run docs\` and commit them.`,
     )
     return 1
   }
-  const next = renderReadme(current)
-  if (next === current) {
-    console.log('README.md is up to date.')
-  } else {
-    await writeFile(README, next)
-    console.log(`Updated README.md: ${staleBlocks(current).join(', ')}.`)
-  }
+  console.log(`Updated ${stale.join('; ')}.`)
   return 0
 }
 

@@ -1,6 +1,6 @@
 /**
  * Writes `openapi.json` (the document of a sandbox with default options) and
- * `docs/errors.md` (the error catalogue) from the schemas and the registry.
+ * `docs/reference/errors.md` (the error catalogue) from the schemas and the registry.
  * `--check` fails instead when the committed files are stale.
  */
 import { readFile, writeFile } from 'node:fs/promises'
@@ -39,7 +39,7 @@ Scenarios: \`X-Sandbox-Scenario: status=503\` on a request, \`POST /__sandbox/sc
 
 const files: [string, () => string][] = [
   ['openapi.json', renderOpenApi],
-  ['docs/errors.md', renderErrorCatalogue],
+  ['docs/reference/errors.md', renderErrorCatalogue],
 ]
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -24,8 +24,8 @@ interface LedgerItem extends Omit<Assumption, 'value'> {
 
 /**
  * The assumption ledger: every item the interface leaves "not shown", in one
- * place. `GET /__sandbox/assumptions` serves it and the README's table is
- * checked against it.
+ * place. `GET /__sandbox/assumptions` serves it and
+ * docs/reference/assumptions.md is generated from it.
  */
 export const LEDGER: readonly LedgerItem[] = [
   {

@@ -1,7 +1,7 @@
 /**
  * Every default and bound of the sandbox's options, in one place: read by
- * `resolveOptions`, the assumption ledger, the CLI's `--help` and the README
- * tables generated from them. Change a default here and nowhere else.
+ * `resolveOptions`, the assumption ledger, the CLI's `--help` and the reference
+ * pages generated from them (docs/reference/). Change a default here and nowhere else.
  *
  * @example
  * import { DEFAULTS } from 'customer-token-sandbox/contract'
@@ -30,7 +30,7 @@ export const DEFAULTS = {
     maxEntries: 50_000,
     maxEntriesPerAccount: 1_000,
   },
-  // `records` bounds the heap; the README's limits section says what a
+  // `records` bounds the heap; docs/operations/limits.md says what a
   // record costs.
   limits: {
     customersPerAccount: 10_000,
@@ -62,7 +62,7 @@ export const SERVER_DEFAULTS = {
   headersTimeout: 10_000,
   requestTimeout: 30_000,
   keepAliveTimeout: 5_000,
-  // The README's limits section says why a minute.
+  // docs/operations/reliability.md (the server's edge) says why a minute.
   sendTimeout: 60_000,
   maxHeadersCount: 100,
   maxConnections: 1024,

@@ -25,6 +25,41 @@ export function describeOptionsIssue(
 }
 
 /**
+ * The error `resolveOptions()` throws for options that failed their zod
+ * schema: its message is `describeOptionsIssue()`'s, in the JavaScript API's
+ * words; `explain(naming)` names the option as another reader writes it, so
+ * the CLI says `--scopes (entry 1) must each be …` rather than
+ * `option "scopes.0" … See SandboxOptions`, which its user never wrote.
+ *
+ * @example
+ * const parsed = z.object({ scopes: z.array(z.string()) }).safeParse({ scopes: [1] })
+ * optionsTypeError(parsed.error!, 'create a sandbox', 'SandboxOptions').explain(FLAG_NAMING)
+ * // 'Failed to create a sandbox: --scopes (entry 1) expected string, received number.'
+ */
+export function optionsTypeError(
+  error: z.ZodError,
+  action: string,
+  type: string,
+): TypeError & { explain: Explain } {
+  const message = describeOptionsIssue(error, action, type)
+  const { path, ...issue } = error.issues[0]!
+  const explain: Explain = (naming) => {
+    // @note The JavaScript API keeps its own words, and its pointer to the type.
+    if (naming === JS_NAMING) return message
+    const [top, ...rest] = path.map(String)
+    if (issue.code === 'unrecognized_keys' || top === undefined) {
+      return message.replace(/ See \w+ for [^.]*\.$/, '')
+    }
+    // Keys below the option are its key=N pairs; numbers are list entries.
+    const keys = rest.filter((key) => !/^\d+$/.test(key))
+    const entry = rest.find((key) => /^\d+$/.test(key))
+    const name = `${naming.name(top)}${keys.length > 0 ? ` ${keys.join('.')}` : ''}${entry === undefined ? '' : ` (entry ${Number(entry) + 1})`}`
+    return `Failed to ${action}: ${name} ${issue.message.replace(/^(?:Invalid input|Too small|Too big): /, '')}.`
+  }
+  return Object.assign(new TypeError(message), { explain })
+}
+
+/**
  * A value as a message shows it: JSON, cut short, and functions by name.
  *
  * @example

@@ -8,7 +8,12 @@ import { SCOPE_PATTERN } from './model/schemas.ts'
 import { BEARER_CREDENTIAL } from './model/secrets.ts'
 import { DEFAULT_ACCOUNTS, type FixtureAccount } from '../fixtures/demo-keys.ts'
 import { DEFAULTS, MAX_DELAY_MS } from './defaults.ts'
-import { describeOptionsIssue, optionsRangeError } from './option-messages.ts'
+import {
+  JS_NAMING,
+  optionsRangeError,
+  optionsTypeError,
+  type OptionNaming,
+} from './option-messages.ts'
 
 /** A fixed-window rate limit per credential. */
 export interface RateLimitOptions {
@@ -56,7 +61,7 @@ export interface LatencyOptions {
 
 /**
  * The one options object of `createSandbox()`. Every field is optional; the
- * README's assumption table says which gap of the interface each one fills.
+ * assumption table (docs/reference/assumptions.md) says which gap of the interface each one fills.
  */
 export interface SandboxOptions {
   /**
@@ -404,9 +409,7 @@ export const OptionsSchema = z
 export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
   const parsed = OptionsSchema.safeParse(options)
   if (!parsed.success) {
-    throw new TypeError(
-      describeOptionsIssue(parsed.error, 'create a sandbox', 'SandboxOptions'),
-    )
+    throw optionsTypeError(parsed.error, 'create a sandbox', 'SandboxOptions')
   }
   const o = parsed.data
   const { min, max } = withDefaults(DEFAULTS.expiresIn, o.expiresIn)
@@ -457,33 +460,52 @@ function withDefaults<T extends object>(defaults: T, given?: object): T {
   return merged as T
 }
 
+/** Names an option in a message; `first` when it opens the sentence. */
+type Name = (option: string, first?: boolean) => string
+
 function checkConsistency(o: ResolvedOptions): void {
-  const fail = (what: string): never => {
-    throw new RangeError(`Failed to create a sandbox: ${what}.`)
+  // @note `what` names options through `name`, so that the CLI's message
+  // names the flags its user wrote (`--expires-in min`), not `expiresIn.min`.
+  const fail = (what: string | ((name: Name) => string)): never => {
+    const say = typeof what === 'string' ? () => what : what
+    const message = `Failed to create a sandbox: ${say((option, first) => (first ? `option "${option}"` : `"${option}"`))}.`
+    throw Object.assign(new RangeError(message), {
+      explain: (naming: OptionNaming) =>
+        naming === JS_NAMING
+          ? message
+          : `Failed to create a sandbox: ${say((option) => naming.name(option))}.`,
+    })
   }
   const { expiresIn, nameLength, latency } = o
   if (expiresIn.min > expiresIn.max) {
     fail(
-      `option "expiresIn.min" (${expiresIn.min}) is above "expiresIn.max" (${expiresIn.max}); lower min or raise max`,
+      (name) =>
+        `${name('expiresIn.min', true)} (${expiresIn.min}) is above ${name('expiresIn.max')} (${expiresIn.max}); lower min or raise max`,
     )
   }
   if (expiresIn.default < expiresIn.min || expiresIn.default > expiresIn.max) {
     fail(
-      `option "expiresIn.default" (${expiresIn.default}) is outside ${expiresIn.min}–${expiresIn.max}; set a default within the bounds`,
+      (name) =>
+        `${name('expiresIn.default', true)} (${expiresIn.default}) is outside ${expiresIn.min}–${expiresIn.max}; set a default within the bounds`,
     )
   }
   if (nameLength.min > nameLength.max) {
     fail(
-      `option "nameLength.min" (${nameLength.min}) is above "nameLength.max" (${nameLength.max})`,
+      (name) =>
+        `${name('nameLength.min', true)} (${nameLength.min}) is above ${name('nameLength.max')} (${nameLength.max})`,
     )
   }
   if (latency && latency.min > latency.max) {
     fail(
-      `option "latency.min" (${latency.min}) is above "latency.max" (${latency.max}); write { min: ${latency.max}, max: ${latency.min} }`,
+      (name) =>
+        `${name('latency.min', true)} (${latency.min}) is above ${name('latency.max')} (${latency.max}); swap them (min ${latency.max}, max ${latency.min})`,
     )
   }
   if (new Set(o.scopes).size !== o.scopes.length) {
-    fail('option "scopes" lists a scope twice; list each scope once')
+    fail(
+      (name) =>
+        `${name('scopes', true)} lists a scope twice; list each scope once`,
+    )
   }
   checkSeedRoom(o)
   const ids = new Set<string>()

@@ -79,8 +79,8 @@ it.each([
   [['--latency', 'fast'], /--latency must look like/],
   [['--rate-limit', '100'], /--rate-limit must look like/],
   [['--log-format', 'xml'], /--log-format must be one of pretty, json/],
-  [['--expires-in', 'min=100,max=50'], /expiresIn\.min/],
-  [['--scopes', 'customers'], /scopes/],
+  [['--expires-in', 'min=100,max=50'], /--expires-in min \(100\)/],
+  [['--scopes', 'customers'], /--scopes \(entry 1\)/],
 ])('exits 2 naming the problem for %j', async (args, message) => {
   const cli = start(args)
   expect(await cli.exited).toBe(2)

@@ -1,44 +1,55 @@
-import { readFile } from 'node:fs/promises'
+import { readFile, stat } from 'node:fs/promises'
+import { dirname, join, relative, resolve } from 'node:path'
 import { expect, it } from 'vitest'
 import packageJson from '../package.json' with { type: 'json' }
-import {
-  flagOf,
-  renderBlocks,
-  renderReadme,
-  staleBlocks,
-} from '../scripts/docs.ts'
+import { BLOCKS, fillBlocks, flagOf, renderPages } from '../scripts/docs.ts'
 import { LEDGER } from '../src/assumptions.ts'
 import { ERROR_REGISTRY } from '../src/request/errors.ts'
 import { resolveOptions } from '../src/options.ts'
 import { VERSION } from '../src/version.ts'
+import { markdownFiles, REPO } from './_docs.ts'
 import {
   DEFAULT_SERVER_LIMITS,
   type SandboxServerOptions,
 } from '../src/runtimes/node.ts'
 
-const readme = await readFile(new URL('../README.md', import.meta.url), 'utf8')
+const repo = REPO
+const read = (file: string): Promise<string> =>
+  readFile(join(repo, file), 'utf8')
 
-it('has README tables that match the keys, the error registry and the ledger (run npm run docs when this fails)', () => {
-  expect(staleBlocks(readme)).toEqual([])
-  expect(readme).toBe(renderReadme(readme))
+const readme = await read('README.md')
+
+it('has generated pages that match their sources (run npm run docs when this fails)', async () => {
+  for (const [file, { text }] of await renderPages(read))
+    expect(await read(file), file).toBe(text)
 })
 
-it('names a stale table and leaves the rest of the README alone', () => {
-  const stale = readme.replace('| `not_found` | 404 |', '| `not_found` | 418 |')
-  expect(staleBlocks(stale)).toEqual(['errors'])
-  expect(renderReadme(stale)).toBe(readme)
+it('names a stale block and leaves the rest of its page alone', async () => {
+  const keys = await read('docs/reference/keys.md')
+  const stale = keys.replace('| every scope |', '| every scope, and more |')
+  expect(stale).not.toBe(keys)
+  const pages = await renderPages((file) =>
+    file === 'docs/reference/keys.md' ? Promise.resolve(stale) : read(file),
+  )
+  expect(pages.get('docs/reference/keys.md')?.text).toBe(keys)
 })
 
-it('fails with the missing marker named when a block is gone', () => {
-  const without = readme.replace('<!-- keys:start -->', '')
-  expect(() => renderReadme(without)).toThrow(/<!-- keys:start -->/)
+it('fails with the missing marker named when a block is gone', async () => {
+  const page = await read('docs/reference/keys.md')
+  const block = BLOCKS.find((b) => b.name === 'keys')!
+  expect(() =>
+    fillBlocks(block.file, page.replace('<!-- keys:start -->', ''), {
+      keys: '',
+    }),
+  ).toThrow(/docs\/reference\/keys\.md has no <!-- keys:start -->/)
 })
 
-it('lists every assumption and every error code in the README', () => {
-  for (const item of LEDGER) expect(readme).toContain(`\`${item.id}\``)
+it('lists every assumption and every error code in the reference', async () => {
+  const assumptions = await read('docs/reference/assumptions.md')
+  const errors = await read('docs/reference/errors.md')
+  for (const item of LEDGER) expect(assumptions).toContain(`\`${item.id}\``)
   for (const code of Object.keys(ERROR_REGISTRY))
-    expect(readme).toContain(`\`${code}\``)
-  expect(renderBlocks().assumptions.split('\n')).toHaveLength(LEDGER.length + 2)
+    expect(errors).toContain(`\`${code}\``)
 })
 
 it('names only options that SandboxOptions or the server has, and only flags that --help lists', () => {
@@ -54,19 +65,88 @@ it('names only options that SandboxOptions or the server has, and only flags tha
     expect(options).toContain(item.option)
   }
   expect(flagOf('uniqueEmail')).toBe('--unique-email')
+  expect(flagOf('customersPerAccount')).toBe('--customers')
   expect(flagOf('v1AcceptsTokens')).toBe('--no-v1-accepts-tokens')
   expect(flagOf('errorFormat')).toBeUndefined()
   for (const option of server) expect(flagOf(option)).toBeDefined()
 })
 
-it('opens with the two commands', () => {
+it('opens the README with the two commands', () => {
   const opening = readme.split('\n## ')[0]!
   expect(opening).toContain('npm ci && npm start')
   expect(opening).toContain('npm ci && npm test')
 })
 
-it('writes no path of a particular machine', () => {
-  expect(readme).not.toMatch(/\/(?:work|tmp|home|root|Users)\//)
+it('keeps the README to 12 KB, pointing to the docs for the rest', async () => {
+  expect(Buffer.byteLength(readme)).toBeLessThanOrEqual(12 * 1024)
+  // Every page is reachable from the README's index.
+  for (const file of await markdownFiles()) {
+    if (file === 'README.md') continue
+    expect(readme, `the README links ${file}`).toContain(`](${file})`)
+  }
+})
+
+it('writes no path of a particular machine', async () => {
+  for (const file of await markdownFiles())
+    expect(await read(file), file).not.toMatch(
+      /\/(?:work|tmp|home|root|Users)\//,
+    )
+})
+
+/** A heading's anchor as GitHub makes it. */
+const slug = (heading: string): string =>
+  heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+    .replace(/\s/g, '-')
+
+/** The anchors of a page's headings, outside code blocks. */
+function anchors(text: string): Set<string> {
+  const out = new Set<string>()
+  const fenced = text.replace(/^```[\s\S]*?^```/gm, (block) =>
+    block.replace(/[^\n]/g, ' '),
+  )
+  for (const line of fenced.split('\n')) {
+    const heading = /^#{1,6}\s+(.*)$/.exec(line)
+    if (heading) out.add(slug(heading[1]!))
+  }
+  return out
+}
+
+/** The text with fenced blocks and inline code blanked out. */
+const withoutCode = (text: string): string =>
+  text
+    .replace(/^```[\s\S]*?^```/gm, (block) => block.replace(/[^\n]/g, ' '))
+    .replace(/`[^`\n]*`/g, (span) => ' '.repeat(span.length))
+
+it('has relative links that reach an existing file, and a heading there when they name one', async () => {
+  const broken: string[] = []
+  for (const file of await markdownFiles()) {
+    const text = await read(file)
+    for (const match of withoutCode(text).matchAll(/\]\(([^)\s]+)\)/g)) {
+      const target = match[1]!
+      if (/^[a-z]+:/i.test(target)) continue
+      const [path, anchor] = target.split('#') as [string, string | undefined]
+      const absolute =
+        path === '' ? join(repo, file) : resolve(repo, dirname(file), path)
+      const exists = await stat(absolute).then(
+        () => true,
+        () => false,
+      )
+      if (!exists || !absolute.startsWith(repo)) {
+        broken.push(`${file}: ${target} (no such file)`)
+        continue
+      }
+      if (anchor === undefined) continue
+      const page = await readFile(absolute, 'utf8')
+      if (!anchors(page).has(anchor))
+        broken.push(
+          `${file}: ${target} (no heading #${anchor} in ${relative(repo, absolute)})`,
+        )
+    }
+  }
+  expect(broken).toEqual([])
 })
 
 it('states the version package.json has', () => {

@@ -17,9 +17,9 @@ it('has a committed openapi.json that matches the schemas (run npm run openapi w
   ).toBe(renderOpenApi())
 })
 
-it('has a committed docs/errors.md that matches the error registry (run npm run openapi when this fails)', async () => {
+it('has a committed docs/reference/errors.md that matches the error registry (run npm run openapi when this fails)', async () => {
   const catalogue = await readFile(
-    new URL('../docs/errors.md', import.meta.url),
+    new URL('../docs/reference/errors.md', import.meta.url),
     'utf8',
   )
   expect(catalogue).toBe(renderErrorCatalogue())

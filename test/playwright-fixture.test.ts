@@ -38,6 +38,11 @@ it('loads no msw: neither the fixture nor the server it starts needs it, so msw 
   expect([...packages]).toContain('@playwright/test')
   expect([...packages]).toContain('srvx/node')
   expect([...packages].filter((name) => /^msw(?:\/|$)/.test(name))).toEqual([])
+  // So npm must not ask for msw either: the one entry that needs none.
+  const manifest = JSON.parse(
+    await readFile(join(repo, 'package.json'), 'utf8'),
+  ) as { peerDependenciesMeta: Record<string, { optional?: boolean }> }
+  expect(manifest.peerDependenciesMeta.msw?.optional).toBe(true)
 })
 
 it('runs examples/playwright with 4 parallel workers on one server, and no clock, fault or journal entry crosses between tests', async () => {

@@ -1,12 +1,19 @@
+// In ESM mode Jest injects `test`, `expect` and the hooks, but not `jest`
+// itself: that one is imported.
+import { jest } from '@jest/globals'
 import { createSandbox } from 'customer-token-sandbox'
 import { DEMO_KEY_ONE } from 'customer-token-sandbox/fixtures'
 import { setupSandboxServer } from 'customer-token-sandbox/node'
 
-const sandbox = createSandbox({ seed: 1 })
+const onRequest = jest.fn()
+const sandbox = createSandbox({ seed: 1, onRequest })
 const server = setupSandboxServer(sandbox, { onUnhandled: 'error' })
 
 beforeAll(() => server.listen())
-beforeEach(() => sandbox.reset())
+beforeEach(() => {
+  sandbox.reset()
+  onRequest.mockClear()
+})
 afterAll(() => server.close())
 
 const createCustomer = (body, key = DEMO_KEY_ONE) =>
@@ -31,6 +38,9 @@ test('creates a customer', async () => {
     email: 'ada@example.com',
   })
   expect(sandbox.journal.last()).toMatchObject({ status: 201 })
+  expect(onRequest).toHaveBeenCalledWith(
+    expect.objectContaining({ path: '/v1/customers', status: 201 }),
+  )
 })
 
 test('answers a fault the test asked for', async () => {

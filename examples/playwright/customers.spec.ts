@@ -26,7 +26,7 @@ test("a token expires on this test's clock only", async ({
     data: { scopes: ['customers:write'], expires_in: 60 },
   })
   const { token } = await minted.json()
-  await sandbox.clock.advance(60 * 1000) // whole seconds; other tests' clocks do not move
+  await sandbox.clock.advance(60 * 1000) // by 60 s (a whole number of seconds); other tests' clocks do not move
   const create = await request.post(`${sandbox.url}/v1/customers`, {
     headers: { authorization: `Bearer ${token}` },
     data: { name: 'Ada', email: 'ada@example.com' },

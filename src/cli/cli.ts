@@ -8,6 +8,7 @@ import {
   FLAG_ROWS,
   FLAG_TABLE,
   NAME,
+  namingFrom,
   PARSE_ARGS_OPTIONS,
   UsageError,
   readConfig,
@@ -71,6 +72,8 @@ export async function readCommandLine(
   version?: true
   options?: SandboxServerOptions
   settings?: CliSettings
+  /** The options whose value the config file gave, not a flag or the environment. */
+  fromConfig?: ReadonlySet<string>
 }> {
   let values: Record<
     string,
@@ -95,6 +98,7 @@ export async function readCommandLine(
   const config =
     typeof values.config === 'string' ? await readConfig(values.config) : {}
   const options: Record<string, unknown> = {}
+  const fromConfig = new Set<string>()
   const settings: Record<string, unknown> = {
     logFormat: FLAG_TABLE.logFormat.default,
     quiet: false,
@@ -102,12 +106,16 @@ export async function readCommandLine(
   }
   for (const [name, row] of FLAG_ROWS) {
     const into = row.target === 'cli' ? settings : options
-    if (name in config) into[name] = config[name]
+    if (name in config) {
+      into[name] = config[name]
+      fromConfig.add(name)
+    }
     const fromEnv = row.env === undefined ? undefined : env[row.env]
     const given =
       row.flag === undefined ? undefined : (values[row.flag] ?? undefined)
     const raw = given ?? (fromEnv === '' ? undefined : fromEnv)
     if (raw === undefined) continue
+    fromConfig.delete(name)
     if (typeof raw === 'boolean' || row.parse === undefined) {
       into[name] = raw === true || raw === 'true'
       continue
@@ -136,6 +144,7 @@ export async function readCommandLine(
   return {
     options: options as SandboxServerOptions,
     settings: settings as unknown as CliSettings,
+    fromConfig,
   }
 }
 
@@ -241,7 +250,9 @@ export async function main({
       // A bad option value: createSandbox says which and how to fix it.
       const message =
         'explain' in error && typeof error.explain === 'function'
-          ? (error as Error & { explain: Explain }).explain(FLAG_NAMING)
+          ? (error as Error & { explain: Explain }).explain(
+              namingFrom(resolved.fromConfig ?? new Set()),
+            )
           : error.message
       err.write(
         `${NAME}: ${message.replace(/^Failed to create a sandbox: /, '')}\n\nRun ${NAME} --help for the options.\n`,

@@ -672,10 +672,12 @@ const rowOf = (option: string): FlagRow | undefined =>
  */
 export const FLAG_NAMING: OptionNaming = {
   name(option) {
-    const row = rowOf(option)
+    // A nested option is a key of its flag's pairs: --expires-in min.
+    const [key, ...rest] = option.split('.')
+    const row = rowOf(key!)
     return row?.flag === undefined
       ? `"${option}" in the config file`
-      : `--${row.flag}`
+      : `--${row.flag}${rest.length === 0 ? '' : ` ${rest.join('.')}`}`
   },
   set(option, value) {
     // A nested option is a key=N pair of its flag: --limits records=N.
@@ -686,6 +688,29 @@ export const FLAG_NAMING: OptionNaming = {
       ? `"${option}": ${value} in the config file`
       : `--${row.flag} ${pair}`
   },
+}
+
+/**
+ * Options as the command line names them when some came from the config
+ * file: those by their key there (`"scopes" in the config file`), the rest
+ * by their flag, as `FLAG_NAMING` does.
+ *
+ * @example
+ * namingFrom(new Set(['scopes'])).name('scopes') // '"scopes" in the config file'
+ */
+export function namingFrom(fromConfig: ReadonlySet<string>): OptionNaming {
+  const inConfig = (option: string): boolean =>
+    fromConfig.has(option.split('.')[0]!)
+  return {
+    name: (option) =>
+      inConfig(option)
+        ? `"${option}" in the config file`
+        : FLAG_NAMING.name(option),
+    set: (option, value) =>
+      inConfig(option)
+        ? `"${option}": ${value} in the config file`
+        : FLAG_NAMING.set(option, value),
+  }
 }
 
 /**

@@ -5,7 +5,7 @@ import type { Store } from '../model/store.ts'
 /**
  * The one error registry: every code the sandbox can answer with, its status,
  * its title, when it happens and how a consumer triggers it.
- * `docs/errors.md`, the README table and the OpenAPI document derive from it.
+ * `docs/reference/errors.md` and the OpenAPI document derive from it.
  */
 export const ERROR_REGISTRY = {
   not_found: {

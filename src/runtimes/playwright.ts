@@ -54,8 +54,12 @@ export interface SandboxFixture {
     /** The account's time. */
     now(): Promise<Date>
     /**
-     * Moves the account's clock by `ms` milliseconds (whole seconds; negative
-     * goes back): its tokens expire, its records are stamped, on that time.
+     * Moves the account's clock by `ms` milliseconds from where it is now
+     * (negative goes back): its tokens expire, its records are stamped, on
+     * that time. `ms` must be a whole number of seconds, as the server takes
+     * `advance_seconds`; the time itself keeps its milliseconds, and on a
+     * server with `clockAfterSet: 'running'` the clock runs on from there
+     * (with the default `'frozen'` it stays).
      * @example await sandbox.clock.advance(3600 * 1000)
      */
     advance(ms: number): Promise<Date>

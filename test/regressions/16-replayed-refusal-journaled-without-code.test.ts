@@ -51,7 +51,7 @@ for (const target of targets) {
   })
 }
 
-// docs/errors.md said "The X-Request-Id header repeats request_id", which a
+// docs/reference/errors.md said "The X-Request-Id header repeats request_id", which a
 // replay (its body the first answer's, byte for byte) cannot do; it now
 // names the exception, and this pins what a replay carries.
 it('replays the first request_id in the body and names this request in X-Request-Id and the journal', async () => {
@@ -68,7 +68,7 @@ it('replays the first request_id in the body and names this request in X-Request
     again.headers.get('x-request-id'),
   )
   const catalogue = await readFile(
-    new URL('../../docs/errors.md', import.meta.url),
+    new URL('../../docs/reference/errors.md', import.meta.url),
     'utf8',
   )
   expect(catalogue).toContain(
