@@ -29,6 +29,6 @@ it('takes an admin token of those characters', () => {
 it('stops the CLI with one line and exit 2 for --admin-token with spaces', async () => {
   const cli = runCli(['--port', '0', '--admin-token', 'my admin token is long'])
   expect(await cli.exited).toBe(2)
-  expect(cli.stderr()).toMatch(/adminToken.*no spaces/)
+  expect(cli.stderr()).toMatch(/--admin-token .*no spaces/)
   expect(cli.stderr()).not.toMatch(/\n\s+at /)
 })
