@@ -11,7 +11,7 @@ import {
 } from '../src/runtimes/node.ts'
 import { startRecorder } from '../src/cli/record.ts'
 import { verifyRecorded } from '../src/cli/verify/offline.ts'
-import { readSessionFile } from '../src/cli/session-file.ts'
+import { readSessionFile } from '../src/model/session-file.ts'
 import { runCli, startServer } from './_servers.ts'
 
 let dir: string

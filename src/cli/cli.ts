@@ -15,33 +15,19 @@ import {
   renderUsage,
 } from './flags.ts'
 import type { Persona } from '../model/personas.ts'
+import type { CliIO, MainResult } from './io.ts'
 import type {
   RequestLog,
   SandboxServer,
   SandboxServerOptions,
 } from '../runtimes/node.ts'
 
-/** Where the CLI writes; tests pass their own. */
-export interface CliIO {
-  stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number }
-  stderr: NodeJS.WritableStream
-  env: Record<string, string | undefined>
-}
+export type { CliIO, MainResult }
 
 /** Options of `main()`. */
 export interface MainOptions extends Partial<CliIO> {
   /** The arguments after the program's name. @default process.argv.slice(2) */
   args?: string[]
-}
-
-/** What `main()` leaves running, if anything. */
-export interface MainResult {
-  /** Set when the CLI is done: the process should exit with it. */
-  exitCode?: number
-  /** Set when a server is running. */
-  server?: SandboxServer
-  /** Set when `record` is running: close it to stop. */
-  recorder?: { url: string; close(): Promise<void> }
 }
 
 /** The `--help` text, built from the flag table. */

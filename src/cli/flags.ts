@@ -3,7 +3,7 @@ import type { ParseArgsConfig } from 'node:util'
 import { DEFAULTS, SERVER_DEFAULTS } from '../defaults.ts'
 import type { SandboxServerOptions } from '../runtimes/node.ts'
 import type { OptionNaming } from '../option-messages.ts'
-import { readSessionFile, SessionFileError } from './session-file.ts'
+import { readSessionFile, SessionFileError } from '../model/session-file.ts'
 
 /** The program's name, as `--help` and every message print it. */
 export const NAME = 'customer-token-sandbox'

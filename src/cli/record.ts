@@ -10,32 +10,14 @@ import {
   explainNetworkError,
   formatBytes,
 } from './bounded-body.ts'
-import { RECORDING_FORMAT, type RecordingHeader } from './session-file.ts'
+import {
+  RECORDING_FORMAT,
+  type RecordedExchange,
+  type RecordingHeader,
+} from '../model/session-file.ts'
 import { createSandboxCore } from '../sandbox-core.ts'
 import { maskSecret } from '../model/secrets.ts'
 import { sandboxOptionsOf } from './verify/config.ts'
-
-/** One call that went through the recorder, secrets masked. */
-export interface RecordedExchange {
-  at: string
-  duration_ms: number
-  request: {
-    method: string
-    path: string
-    headers: Record<string, string>
-    body: string
-  }
-  response: {
-    status: number
-    headers: Record<string, string>
-    body: string
-    /**
-     * Why `body` is not the service's answer: it was larger than `maxBody`,
-     * or the service stopped sending it.
-     */
-    note?: string
-  }
-}
 
 /** Options of `startRecorder()`. */
 export interface RecorderOptions {

@@ -8,4 +8,4 @@ export type {
   SetupSandboxServerOptions,
   UnhandledStrategy,
 } from './setup-server.ts'
-export { readSessionFile } from '../cli/session-file.ts'
+export { readSessionFile } from '../model/session-file.ts'

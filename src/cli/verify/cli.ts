@@ -1,9 +1,9 @@
 import { rename, writeFile } from 'node:fs/promises'
 import { parseArgs, styleText } from 'node:util'
-import type { CliIO, MainResult } from '../cli.ts'
+import type { CliIO, MainResult } from '../io.ts'
 import { NAME, readConfig } from '../flags.ts'
 import { DEFAULT_MAX_BODY, parseByteSize } from '../bounded-body.ts'
-import { readSessionFile } from '../session-file.ts'
+import { readSessionFile } from '../../model/session-file.ts'
 import { counted, formatJson, formatPlan, formatReport } from './report.ts'
 import { DEFAULT_MAX_CREATES } from './transport.ts'
 

@@ -1,6 +1,6 @@
 import { DEMO_KEY_ONE } from '../../../fixtures/demo-keys.ts'
 import { LEDGER } from '../../assumptions.ts'
-import type { RecordedExchange } from '../record.ts'
+import type { RecordedExchange } from '../../model/session-file.ts'
 import { createSandboxCore } from '../../sandbox-core.ts'
 import type { VerifyReport } from './index.ts'
 import { sandboxOptionsOf } from './config.ts'

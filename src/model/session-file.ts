@@ -1,7 +1,28 @@
 import { createReadStream } from 'node:fs'
 import { open } from 'node:fs/promises'
 import { createInterface } from 'node:readline'
-import type { RecordedExchange } from './record.ts'
+
+/** One call that went through the recorder, secrets masked. */
+export interface RecordedExchange {
+  at: string
+  duration_ms: number
+  request: {
+    method: string
+    path: string
+    headers: Record<string, string>
+    body: string
+  }
+  response: {
+    status: number
+    headers: Record<string, string>
+    body: string
+    /**
+     * Why `body` is not the service's answer: it was larger than `maxBody`,
+     * or the service stopped sending it.
+     */
+    note?: string
+  }
+}
 
 /** The first line of a session that `record` appends to, one exchange a line after it. */
 export const RECORDING_FORMAT = 'customer-token-sandbox/recording'
