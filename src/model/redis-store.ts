@@ -2,7 +2,7 @@
 // (or Valkey), appended with a compare-and-swap on its length.
 import { createClient } from '@redis/client'
 import type { SandboxData } from './schemas.ts'
-import type { JournalEntry } from '../request/journal.ts'
+import type { JournalEntry } from './journal-entry.ts'
 import {
   StoreConflict,
   type DurableExtras,

@@ -3,7 +3,7 @@ import {
   seedAccountName,
   seedCustomers,
 } from '../../fixtures/seed.ts'
-import type { ResolvedOptions } from '../options.ts'
+import type { FixtureAccount } from '../../fixtures/demo-keys.ts'
 import type { Database } from './db.ts'
 import { createIdGenerator } from './ids.ts'
 import {
@@ -16,6 +16,21 @@ import {
   type SandboxSession,
 } from './schemas.ts'
 import { isMaskedSecret } from './secrets.ts'
+
+/**
+ * The settled options that seeding and a session's checks read: the part of
+ * `ResolvedOptions` they need, named here so that the model does not reach
+ * up to the options module.
+ */
+export interface SeedingOptions {
+  fixtures: { accounts: readonly FixtureAccount[] }
+  customersPerAccount: number
+  onSeedProgress:
+    ((done: number, total: number) => void | Promise<void>) | undefined
+  nameLength: { min: number; max: number }
+  emailMaxLength: number
+  journalLimit: number
+}
 
 // How many customers a large seed inserts between two progress reports.
 const CUSTOMERS_PER_PROGRESS_REPORT = 5000
@@ -38,7 +53,7 @@ const ACCOUNT_NAMES_SALT = 0x5bd1e995
  */
 export async function seedDefaultData(
   db: Database,
-  { seed, options, now }: { seed: number; options: ResolvedOptions; now: Date },
+  { seed, options, now }: { seed: number; options: SeedingOptions; now: Date },
 ): Promise<void> {
   // @note Seeded data draws its ids from streams of its own, so the same seed
   // gives the same data in random mode too, and never collides with the ids
@@ -171,7 +186,7 @@ export function parseSession(input: unknown): SandboxSession {
 export function checkSessionRules(
   session: SandboxSession,
   options: Pick<
-    ResolvedOptions,
+    SeedingOptions,
     'nameLength' | 'emailMaxLength' | 'journalLimit'
   >,
 ): void {

@@ -2,7 +2,7 @@
 // durable store (today the server's data file) implements.
 import type { CreatedRecord } from './db.ts'
 import type { Operation } from './operations.ts'
-import type { JournalEntry } from '../request/journal.ts'
+import type { JournalEntry } from './journal-entry.ts'
 import type { SavedIdempotencyKey, SavedScenarios } from './schemas.ts'
 
 /**
