@@ -417,7 +417,7 @@ export function sandboxRoutes(
           async () => {
             // Loaded on the first call: a page that never asks for the
             // document does not download its generator.
-            const { createOpenApiDocument } = await import('../src/openapi.ts')
+            const { createOpenApiDocument } = await import('./openapi.ts')
             document ??= JSON.stringify(
               createOpenApiDocument(ctx.options, VERSION),
             )

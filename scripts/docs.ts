@@ -25,7 +25,7 @@ import { LEDGER } from '../src/assumptions.ts'
 import { USAGE } from '../src/cli/cli.ts'
 import { FLAG_TABLE } from '../src/cli/flags.ts'
 import { RECORD_USAGE, VERIFY_USAGE } from '../src/cli/verify/cli.ts'
-import { createOpenApiDocument } from '../src/openapi.ts'
+import { createOpenApiDocument } from '../handlers/openapi.ts'
 import { resolveOptions } from '../src/options.ts'
 import {
   PERSONA_RATE_LIMIT,
@@ -282,7 +282,7 @@ export const BLOCKS: readonly Block[] = [
   {
     file: 'docs/reference/http.md',
     name: 'routes',
-    source: 'src/openapi.ts (the route table)',
+    source: 'handlers/openapi.ts (the route table)',
     render: renderRoutes,
   },
 ]

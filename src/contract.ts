@@ -9,6 +9,6 @@ export { LEDGER, assumptionLedger } from './assumptions.ts'
 export { CustomerSchema, TokenSchema } from './model/schemas.ts'
 export { createCustomerBodySchema } from '../handlers/customers.ts'
 export { createTokenBodySchema } from '../handlers/tokens.ts'
-export { createOpenApiDocument } from './openapi.ts'
+export { createOpenApiDocument } from '../handlers/openapi.ts'
 
 export type { Assumption } from './assumptions.ts'

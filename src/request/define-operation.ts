@@ -56,7 +56,7 @@ export interface OperationSpec {
 /**
  * What the OpenAPI document says of an operation beyond what every
  * operation shares (credentials, `Idempotency-Key`, `X-Sandbox-Scenario`,
- * the error answers of the pipeline), which `src/openapi.ts` adds.
+ * the error answers of the pipeline), which `handlers/openapi.ts` adds.
  */
 export interface OperationDocument {
   /** The tag that groups the operation, with the tag's description. */

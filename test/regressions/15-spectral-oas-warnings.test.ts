@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest'
-import { createOpenApiDocument } from '../../src/openapi.ts'
+import { createOpenApiDocument } from '../../handlers/openapi.ts'
 import { resolveOptions } from '../../src/options.ts'
 
 // Spectral's `spectral:oas` rules (info-contact, operation-description) run

@@ -1,9 +1,9 @@
-import { OPERATIONS } from '../handlers/index.ts'
-import type { OperationDocument } from './request/define-operation.ts'
-import { OPERATION_NAMES } from './model/operations.ts'
+import { OPERATIONS } from './index.ts'
+import type { OperationDocument } from '../src/request/define-operation.ts'
+import { OPERATION_NAMES } from '../src/model/operations.ts'
 import { z } from 'zod'
-import { LEDGER } from './assumptions.ts'
-import { MAX_DELAY_MS } from './defaults.ts'
+import { LEDGER } from '../src/assumptions.ts'
+import { MAX_DELAY_MS } from '../src/defaults.ts'
 import {
   ERROR_REGISTRY,
   MAX_FIELD_ERRORS,
@@ -11,8 +11,8 @@ import {
   problemJson,
   type ErrorCode,
   type ErrorFormatter,
-} from './request/errors.ts'
-import type { ResolvedOptions } from './options.ts'
+} from '../src/request/errors.ts'
+import type { ResolvedOptions } from '../src/options.ts'
 import {
   ApiKeyBodySchema,
   ClockBodySchema,
@@ -21,7 +21,7 @@ import {
   ScenarioBodySchema,
   SandboxSessionSchema,
   SnapshotBodySchema,
-} from './model/schemas.ts'
+} from '../src/model/schemas.ts'
 
 type JsonObject = Record<string, unknown>
 
