@@ -1,6 +1,6 @@
 import { z } from 'zod'
 import type { ClockAfterSet } from './model/clock.ts'
-import { problemJson, type ErrorFormatter } from './request/errors.ts'
+import { problemJson, type ErrorFormatter } from './model/problems.ts'
 import { isIdOf } from './model/ids.ts'
 import { PERSONAS } from './model/personas.ts'
 import type { JournalEntry } from './model/journal-entry.ts'
