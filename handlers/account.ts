@@ -1,3 +1,4 @@
+// The account-scoped controls, /__sandbox/account/*, guarded by the account's own API key.
 import { z } from 'zod'
 import type { AccountControls } from '../src/request/account-controls.ts'
 import { authenticate, readBearer, REALM } from '../src/request/auth.ts'

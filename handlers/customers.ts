@@ -1,3 +1,4 @@
+// POST /v1/customers: the create-customer operation, its body schema and its document.
 import { z } from 'zod'
 import { createFaker, seedCustomers } from '../fixtures/seed.ts'
 import { isoTime } from '../src/model/clock.ts'

@@ -1,3 +1,4 @@
+// The list of operations: every route, pattern and document path is built from it.
 import { createCustomer } from './customers.ts'
 import { createToken } from './tokens.ts'
 import type { OperationSchemas } from '../src/request/context.ts'

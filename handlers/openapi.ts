@@ -1,3 +1,4 @@
+// The OpenAPI 3.1 document of one sandbox, folded from its handlers and the ledger.
 import { OPERATIONS } from './index.ts'
 import type { OperationDocument } from '../src/request/define-operation.ts'
 import { OPERATION_NAMES } from '../src/model/operations.ts'

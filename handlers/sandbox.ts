@@ -1,3 +1,4 @@
+// The sandbox's own surface, /__sandbox/*: health, state, clock, scenarios, keys, snapshots.
 import type { Route, SandboxContext } from '../src/request/context.ts'
 import { z } from 'zod'
 import {

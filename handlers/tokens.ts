@@ -1,3 +1,4 @@
+// POST /v2/tokens: the create-token operation, its body schema and its document.
 import { z } from 'zod'
 import { isoTime, MAX_CLOCK_MS } from '../src/model/clock.ts'
 import { unused } from '../src/model/ids.ts'

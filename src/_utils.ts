@@ -1,3 +1,4 @@
+// Small helpers of the core: a timer-proof sleep, a string hash, the visible-character pattern.
 // @note Captured when the module loads, so that fake timers installed by a
 // test later do not stall the sandbox's own delays.
 const loadedSetTimeout = globalThis.setTimeout

@@ -1,3 +1,4 @@
+// The assumption ledger: every "not shown" of the interface and what the sandbox does there.
 import { DEFAULTS, SERVER_DEFAULTS } from './defaults.ts'
 import type { ResolvedOptions } from './options.ts'
 

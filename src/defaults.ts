@@ -1,3 +1,4 @@
+// Every default and bound of the options, in one table.
 /**
  * Every default and bound of the sandbox's options, in one place: read by
  * `resolveOptions`, the assumption ledger, the CLI's `--help` and the reference

@@ -1,3 +1,4 @@
+// The sandbox's JavaScript API: reset, dump and load, snapshots, read views, keys, export.
 import type { AccountControls } from './request/account-controls.ts'
 import { assumptionLedger } from './assumptions.ts'
 import type { SandboxContext } from './request/context.ts'

@@ -1,3 +1,4 @@
+// How an error names an option: the one message for options that fail their schema, in each reader's words.
 import type { z } from 'zod'
 
 /**

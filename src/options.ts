@@ -1,3 +1,4 @@
+// SandboxOptions, their schema and resolveOptions(): every setting of a sandbox, settled.
 import { z } from 'zod'
 import type { ClockAfterSet } from './model/clock.ts'
 import { problemJson, type ErrorFormatter } from './model/problems.ts'

@@ -1,3 +1,4 @@
+// The sandbox without MSW: its parts wired into one context and one fetch.
 import { createOperationSchemas, OPERATIONS } from '../handlers/index.ts'
 import { sandboxRoutes } from '../handlers/sandbox.ts'
 import { accountRoutes } from '../handlers/account.ts'

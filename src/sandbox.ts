@@ -1,3 +1,4 @@
+// The sandbox's public types: its views, its state and its API.
 import type { RequestHandler } from 'msw'
 import type { AccountControls } from './request/account-controls.ts'
 import type { Assumption } from './assumptions.ts'

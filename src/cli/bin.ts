@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+// The CLI binary: runs main(), and stops a server cleanly on SIGINT or SIGTERM.
 import { main } from './cli.ts'
 
 const started = main()

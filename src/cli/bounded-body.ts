@@ -1,3 +1,4 @@
+// Reads a live service's answer up to a byte cap, decompressed, for verify and record.
 /** The most of one answer's decoded body `verify` and `record` hold: 8 MB. */
 export const DEFAULT_MAX_BODY = 8 * 1024 * 1024
 

@@ -1,3 +1,4 @@
+// The CLI's main(): parses the command line and starts the server, verify or record.
 import { parseArgs, styleText } from 'node:util'
 import { VERSION } from '../version.ts'
 import { DEFAULT_ACCOUNTS, DEMO_KEY_ONE } from '../../fixtures/demo-keys.ts'

@@ -1,3 +1,4 @@
+// The flag table: every CLI flag, its option, its parser, its help and its env variable.
 import { readFile } from 'node:fs/promises'
 import type { ParseArgsConfig } from 'node:util'
 import { DEFAULTS, SERVER_DEFAULTS } from '../defaults.ts'

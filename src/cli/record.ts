@@ -1,3 +1,4 @@
+// record: a proxy to the live service that appends each exchange to a session file.
 import {
   createServer,
   type IncomingMessage,

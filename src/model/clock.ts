@@ -1,3 +1,4 @@
+// The sandbox clock: frozen or running, set and advanced, within the dates it can write.
 /** The earliest time the sandbox clock shows: `0000-01-01T00:00:00.000Z`. */
 export const MIN_CLOCK_MS = -62_167_219_200_000
 /** The latest time the sandbox clock shows: `9999-12-31T23:59:59.999Z`. */

@@ -1,3 +1,4 @@
+// The file store: the server's data file, its lock, its snapshot and its append-only log.
 import {
   link,
   lstat,

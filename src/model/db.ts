@@ -1,3 +1,4 @@
+// The data model: @msw/data collections and the indexes that follow every write to them.
 import { Collection } from '@msw/data'
 import {
   AccountRecordSchema,

@@ -1,3 +1,4 @@
+// Ids and secrets: seeded streams in deterministic mode, crypto-random otherwise.
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
 
 /** A source of uniformly distributed 32-bit unsigned integers. */

@@ -1,3 +1,4 @@
+// The API's operation names, for the modules below the handlers.
 /**
  * The names of the API's operations, for the modules below the handlers
  * (scenarios, the journal, the schemas) that need the names only. Each is

@@ -1,3 +1,4 @@
+// The persona keys: documented credentials that always behave one way (slow, rate-limited, …).
 /**
  * How a persona key behaves on every call, so that a consumer with no way to
  * add headers (any SDK) can reach each unhappy path:

@@ -1,3 +1,4 @@
+// The zod schemas of every record and of the data format: one schema per shape.
 import { OPERATION_NAMES } from './operations.ts'
 import { MAX_DELAY_MS } from '../defaults.ts'
 import { z } from 'zod'

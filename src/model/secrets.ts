@@ -1,3 +1,4 @@
+// What a credential looks like, how it is masked, and its digest for lookups.
 /**
  * What a Bearer credential may be (RFC 6750 b64token): letters, digits and
  * `-._~+/`, with `=` padding at the end. A secret outside it cannot be sent.

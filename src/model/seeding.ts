@@ -1,3 +1,4 @@
+// The data a sandbox starts with: seeded from a seed, or from saved data or a session.
 import {
   createFaker,
   seedAccountName,

@@ -1,3 +1,4 @@
+// The recorded session file: its format, and a bounded reader of it.
 import { createReadStream } from 'node:fs'
 import { open } from 'node:fs/promises'
 import { createInterface } from 'node:readline'

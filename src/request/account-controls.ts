@@ -1,3 +1,4 @@
+// Each account's own clock, scenario queue and journal view.
 import {
   createClock,
   type ClockAfterSet,

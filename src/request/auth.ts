@@ -1,3 +1,4 @@
+// Authentication and scopes: which credential a request carries, and what it may do.
 import type { Database } from '../model/db.ts'
 import { SandboxError } from './errors.ts'
 import { READ_ONLY_SCOPES, type Persona } from '../model/personas.ts'

@@ -1,3 +1,4 @@
+// The context every resolver reaches, and the shapes of a route and a request's state.
 import type { AccountControlsRegistry } from './account-controls.ts'
 import type { SandboxClock } from '../model/clock.ts'
 import type { Database } from '../model/db.ts'

@@ -1,3 +1,4 @@
+// defineOperation(): what a handler file says of its operation.
 import type { z } from 'zod'
 import type { Principal } from './auth.ts'
 import type { Route, SandboxContext } from './context.ts'

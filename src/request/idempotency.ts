@@ -1,3 +1,4 @@
+// The Idempotency-Key store: keys per account and operation, bounded in count and time.
 import type { SavedIdempotencyKey } from '../model/schemas.ts'
 
 export type { SavedIdempotencyKey }

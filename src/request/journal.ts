@@ -1,3 +1,4 @@
+// The request journal: a bounded ring buffer, newest first.
 import type { Operation } from '../model/operations.ts'
 import type { JournalEntry } from '../model/journal-entry.ts'
 

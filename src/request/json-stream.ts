@@ -1,3 +1,4 @@
+// Large admin answers written in paced slices as the client reads them.
 import { FastResponse } from 'srvx'
 import { STATUS_TEXT } from './errors.ts'
 

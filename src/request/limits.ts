@@ -1,3 +1,4 @@
+// The store limits (records, accounts, scenarios, …) and the 409 that says which one was reached.
 import type { Database } from '../model/db.ts'
 import { SandboxError } from './errors.ts'
 import type { ResolvedOptions } from '../options.ts'

@@ -1,3 +1,4 @@
+// An operation's way through the contract's order of checks, to its handler and its stored answer.
 // srvx's FastResponse is the platform's Response, or on Node a lazy one
 // that the server writes without building a web stream.
 import { FastResponse } from 'srvx'

@@ -1,3 +1,4 @@
+// A fixed-window rate limit per credential.
 /** The outcome of counting one request against the limit. */
 export interface RateLimitResult {
   allowed: boolean

@@ -1,3 +1,4 @@
+// The route table and sandbox.fetch: the one way into the sandbox.
 import { readBearer } from './auth.ts'
 import { isoTime } from '../model/clock.ts'
 import type {

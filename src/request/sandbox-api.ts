@@ -1,3 +1,4 @@
+// What every /__sandbox/* route runs first: the admin guard, the body, storing the change.
 import type { BearerResult } from './auth.ts'
 import type { Route, RouteCall, SandboxContext } from './context.ts'
 import { SandboxError } from './errors.ts'

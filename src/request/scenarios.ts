@@ -1,3 +1,4 @@
+// Scenarios: queued faults and delays, the X-Sandbox-Scenario header and the latency.
 import { MAX_DELAY_MS } from '../defaults.ts'
 import type { Operation } from './journal.ts'
 import { OPERATION_NAMES } from '../model/operations.ts'

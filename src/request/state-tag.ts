@@ -1,3 +1,4 @@
+// The ETag of GET /__sandbox/state.
 import type { SandboxClock } from '../model/clock.ts'
 import type { SandboxContext } from './context.ts'
 

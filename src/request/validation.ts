@@ -1,3 +1,4 @@
+// Request bodies: content type, size, JSON, and zod issues as field errors.
 import type { z } from 'zod'
 import { SandboxError, validationError, type FieldError } from './errors.ts'
 import { SCOPE_PATTERN } from '../model/schemas.ts'

@@ -1,3 +1,4 @@
+// The browser runtime: the sandbox behind an MSW worker, and its persistence in localStorage.
 import { setupWorker, type SetupWorker, type StartOptions } from 'msw/browser'
 import { toMswHandlers } from './msw.ts'
 import type { SandboxOptions } from '../options.ts'

@@ -1,3 +1,4 @@
+// createSandbox(): the sandbox bound to MSW handlers.
 import { toMswHandlers } from './msw.ts'
 import type { SandboxOptions } from '../options.ts'
 import type { Sandbox } from '../sandbox.ts'

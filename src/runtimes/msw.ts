@@ -1,3 +1,4 @@
+// The sandbox's routes as MSW request handlers.
 import { http, type RequestHandler } from 'msw'
 import type { Router } from '../request/router.ts'
 

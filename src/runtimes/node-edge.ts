@@ -1,3 +1,4 @@
+// The server's edge: Host, Origin and admin-token checks before a request reaches the sandbox.
 import type { IncomingMessage } from 'node:http'
 import { FastURL } from 'srvx/node'
 import { SandboxError } from '../request/errors.ts'

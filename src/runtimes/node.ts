@@ -1,3 +1,4 @@
+// The standalone server on node:http: sockets, limits, the edge, the stores, the playground.
 import {
   createServer,
   type IncomingMessage,

@@ -1,3 +1,4 @@
+// The Playwright fixture: a sandbox server per run, an account per test.
 import { test as base } from '@playwright/test'
 import { VISIBLE_CHARACTER_PATTERN } from '../_utils.ts'
 import {

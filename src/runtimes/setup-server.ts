@@ -1,3 +1,4 @@
+// setupSandboxServer(): msw's setupServer with the sandbox's handlers.
 import { setupServer } from 'msw/node'
 import type { Sandbox } from '../sandbox.ts'
 

@@ -1,3 +1,4 @@
+// The Vite plugin: the sandbox in the dev server and in a demo build.
 import { readFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'

@@ -1,3 +1,4 @@
+// verify's and record's command lines: their flags, usage and exit codes.
 import { rename, writeFile } from 'node:fs/promises'
 import { parseArgs, styleText } from 'node:util'
 import type { CliIO, MainResult } from '../io.ts'

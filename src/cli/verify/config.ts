@@ -1,3 +1,4 @@
+// The sandbox options that a verify report's observations amount to.
 import type { SandboxOptions } from '../../options.ts'
 import { SERVER_KEYS } from '../flags.ts'
 

@@ -1,3 +1,4 @@
+// verify: probes a live service and grades each assumption of the ledger against it.
 import { DEMO_KEY_ONE } from '../../../fixtures/demo-keys.ts'
 import { LEDGER } from '../../assumptions.ts'
 import { resolveOptions } from '../../options.ts'

@@ -1,3 +1,4 @@
+// verify --from: grades the assumptions from a recorded session, sending nothing.
 import { DEMO_KEY_ONE } from '../../../fixtures/demo-keys.ts'
 import { LEDGER } from '../../assumptions.ts'
 import type { RecordedExchange } from '../../model/session-file.ts'

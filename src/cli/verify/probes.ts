@@ -1,3 +1,4 @@
+// verify's probes: the requests that tell each assumption's value on a live service.
 import {
   ProbeStopped,
   type OperationPath,

@@ -1,3 +1,4 @@
+// verify's report: the table and the summary it prints.
 import type { styleText } from 'node:util'
 import type { VerifyReport } from './index.ts'
 import type { PlannedRequest } from './transport.ts'

@@ -1,3 +1,4 @@
+// verify's requests to a live service: paced, counted, bounded, redirects kept to the target.
 import { request as httpRequest } from 'node:http'
 import { request as httpsRequest } from 'node:https'
 import { maskSecret } from '../../model/secrets.ts'
