@@ -163,22 +163,31 @@ export async function openRedisStore(
   let applying: Promise<void> = Promise.resolve()
 
   /** Reads entries from `from` on, in slices, stopping at the log's end. */
-  const read = async (from: number): Promise<LogEntry[]> => {
-    const entries: LogEntry[] = []
+  const read = async (from: number): Promise<string[]> => {
+    const texts: string[] = []
     for (;;) {
-      const slice = await client.lRange(log, from, from + READ_SLICE - 1)
-      for (const text of slice)
-        entries.push(parseEntry(text, from + entries.length))
-      if (slice.length < READ_SLICE) return entries
-      from += slice.length
+      const slice = await client.lRange(
+        log,
+        from + texts.length,
+        from + texts.length + READ_SLICE - 1,
+      )
+      texts.push(...slice)
+      if (slice.length < READ_SLICE) return texts
     }
   }
 
-  const applyEntries = async (from: number, entries: LogEntry[]) => {
-    // Entries this replica applied meanwhile (or wrote itself) are skipped.
+  // The append under way: where it begins and what it holds. Until its
+  // answer comes, a read may return its entries, which this replica made.
+  let inFlight: { from: number; texts: string[] } | undefined
+
+  const applyEntries = async (from: number, texts: string[]) => {
     let at = from
-    for (const entry of entries) {
-      if (at++ < seen) continue
+    for (const text of texts) {
+      const index = at++
+      // Entries this replica applied meanwhile, or wrote itself, are skipped.
+      if (index < seen) continue
+      if (inFlight && inFlight.texts[index - inFlight.from] === text) continue
+      const entry = parseEntry(text, index)
       if ('state' in entry) await source.replace(entry.state)
       else await source.apply(entry.write)
       seen = at
@@ -205,14 +214,9 @@ export async function openRedisStore(
         nextRead = undefined
         const from = seen
         const reading = read(from)
-        const done = applying.then(async () => {
-          const entries = await reading
-          // @note An append sent before this read may hold entries of this
-          // replica's own that the read returns: its answer, which comes
-          // first, says so (seen moves past them) before they are applied.
-          await appendInFlight
-          await applyEntries(from, entries)
-        })
+        const done = applying.then(async () =>
+          applyEntries(from, await reading),
+        )
         applying = done.catch(() => {})
         return done
       },
@@ -227,7 +231,7 @@ export async function openRedisStore(
       if (length === 0) {
         // An empty log (a new Redis, or one that lost it): this replica's
         // state is the first entry, unless another's got there first.
-        const text = JSON.stringify({ state: source.dump() })
+        const text = JSON.stringify({ state: source.dump(), by: origin })
         const first = (await client
           .evalSha(await scripts.append, {
             keys: [log, lastState],
@@ -260,11 +264,12 @@ export async function openRedisStore(
     resolve(): void
     reject(error: Error): void
   }
+  // Who appends (this replica, for as long as it runs) and how often so far.
+  const origin = globalThis.crypto.randomUUID().slice(0, 8)
+  let appended = 0
   // Writes waiting for the append under way; they go together next.
   let batch: Pending[] = []
   let flushing: Promise<void> | undefined
-  // The append sent last, settled once its answer moved `seen`.
-  let appendInFlight: Promise<void> = Promise.resolve()
 
   /**
    * Appends `entry`, decided on this replica's view at `decidedAt` (its
@@ -279,7 +284,9 @@ export async function openRedisStore(
   ): Promise<void> =>
     new Promise<void>((resolve, reject) => {
       batch.push({
-        text: JSON.stringify(entry),
+        // @note Marked with this replica and a count, so that a read can
+        // tell this replica's entries from another's that say the same.
+        text: JSON.stringify({ ...entry, by: `${origin}:${++appended}` }),
         undo,
         decidedAt,
         resolve,
@@ -303,7 +310,8 @@ export async function openRedisStore(
       refuse(ready, new StoreConflict())
       return
     }
-    seen = length
+    // A read may have applied other replicas' entries after these already.
+    seen = Math.max(seen, length)
     for (const { resolve } of ready) resolve()
   }
 
@@ -325,11 +333,12 @@ export async function openRedisStore(
           .catch(reloadScripts(APPEND, keys, args)),
       )
       // Settled once `seen` moved past the entries appended (or did not).
-      appendInFlight = sent.then(
+      inFlight = { from: seen, texts: ready.map((p) => p.text) }
+      await sent.then(
         (reply) => settle(ready, reply as number),
-        (error: Error) => refuse(ready, error),
+        (error: Error) => refuse(ready, error as Error),
       )
-      await appendInFlight
+      inFlight = undefined
     }
   }
 

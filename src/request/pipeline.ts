@@ -386,6 +386,17 @@ async function takeStoredScenario(
   return turn
 }
 
+/** Gives back a take that `receipt` describes, from the queue it came from. */
+function untake(
+  ctx: SandboxContext,
+  taken: { account_id: string | null },
+  receipt: TakeReceipt,
+): void {
+  if (taken.account_id !== null)
+    ctx.accounts.untakeScenario(taken.account_id, receipt)
+  else ctx.scenarios.untake(receipt)
+}
+
 // The take under way in each replica of a fleet.
 const takes = new WeakMap<SandboxContext, Promise<unknown>>()
 
@@ -412,20 +423,26 @@ async function takeAndStore(
       receipt,
     )
     if (!effect || !store || !queued) return effect
+    // @note In a fleet the take is applied here once stored, as the other
+    // replicas apply it: taken before, it could hide from this copy a take
+    // of another replica's that is applied meanwhile, and be given back too.
+    const fleet = store.sync !== undefined
+    if (fleet) untake(ctx, taken, receipt)
     try {
       await store.commit({ taken }, undefined, decidedAt)
+      if (fleet) {
+        if (taken.account_id !== null)
+          ctx.accounts.takeScenario(taken.account_id, operation)
+        else ctx.scenarios.take(operation)
+      }
       return effect
     } catch (error) {
-      if (!(error instanceof StoreConflict) || !store.sync)
+      if (!(error instanceof StoreConflict) || !fleet)
         throw storageUnavailable(error as Error, store)
     }
     if (attempt >= MAX_STORE_ATTEMPTS) throw storeBusy()
-    // Give back this take alone (the other replica's are applied here
-    // already, or come with the sync), and take from the stored queues.
-    if (taken.account_id !== null)
-      ctx.accounts.untakeScenario(taken.account_id, receipt)
-    else ctx.scenarios.untake(receipt)
-    await store.sync().catch((error: Error) => {
+    // Take again from the stored queues.
+    await store.sync!().catch((error: Error) => {
       throw storageUnavailable(error, store)
     })
   }
