@@ -19,7 +19,7 @@ import { readFileSync } from 'node:fs'
 import { dirname, basename, join, resolve as resolvePath } from 'node:path'
 import { createInterface } from 'node:readline'
 import type { SandboxData } from './schemas.ts'
-import type { DurableExtras, Store, StoreFault, StoreWrite } from './store.ts'
+import type { DurableExtras, Store, StoreFault } from './store.ts'
 import {
   OptionsError,
   type Explain,
@@ -551,19 +551,13 @@ export interface FlushInfo {
   bytes: number
 }
 
-/** The append-only data file of a running server: a `Store`. */
+/**
+ * The append-only data file of a running server: a `Store` whose `commit`
+ * appends one line (a record, the key that replays it, or both) and
+ * fdatasyncs it, writes during one sync sharing the next, and whose
+ * `saveState` rewrites the file whole (a compaction).
+ */
 export interface DataFileLog extends Store {
-  /**
-   * Appends one write (a record, the key that replays it, or both, as one
-   * line) and resolves once it is on disk (fdatasync). Writes arriving while
-   * a sync is under way share the next one. On a failure `undo` runs first,
-   * before any later write, and the promise rejects.
-   */
-  commit(write: StoreWrite, undo?: () => void): Promise<void>
-  /** Rewrites the file from the whole state (a compaction) and resolves once it is on disk. */
-  saveState(): Promise<void>
-  /** The error of the last write if it failed; cleared by the next write that succeeds. */
-  fault(): StorageFault | undefined
   /** Writes a last snapshot (a failure goes to `onError`) and closes the file. */
   close(): Promise<void>
 }
