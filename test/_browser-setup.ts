@@ -9,7 +9,7 @@ import buildPackage from './_global-setup.ts'
  */
 export default async function setup(project: TestProject): Promise<void> {
   project.provide('chromiumPath', await findChromium())
-  await buildPackage()
+  await buildPackage(project)
   await build({
     configFile: new URL('../playground/vite.config.ts', import.meta.url)
       .pathname,

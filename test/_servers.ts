@@ -1,8 +1,10 @@
-import { mkdtemp, rm } from 'node:fs/promises'
+import { randomUUID } from 'node:crypto'
+import { mkdtempSync } from 'node:fs'
+import { rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Writable } from 'node:stream'
-import { onTestFinished } from 'vitest'
+import { inject, onTestFinished } from 'vitest'
 import { DEMO_KEY_ONE } from '../fixtures/demo-keys.ts'
 import {
   createSandboxServer,
@@ -24,7 +26,14 @@ import { spawnCli, type Spawned, type SpawnOptions } from './_spawn.ts'
  * await writeFile(join(folder, 'notes.txt'), 'not ours')
  */
 export async function tempFolder(prefix = 'cts-'): Promise<string> {
-  const folder = await mkdtemp(join(tmpdir(), prefix))
+  return tempFolderNow(prefix)
+}
+
+/** {@link tempFolder}, made before the caller's next await. */
+function tempFolderNow(prefix = 'cts-'): string {
+  // @note Made at once, so that the clean-up is registered before any await:
+  // in a concurrent suite, the current test is known only until then.
+  const folder = mkdtempSync(join(tmpdir(), prefix))
   onTestFinished(() => rm(folder, { recursive: true, force: true }))
   return folder
 }
@@ -52,13 +61,43 @@ export async function tempDataFile(prefix?: string): Promise<string> {
 export async function startServer(
   options: SandboxServerOptions = {},
 ): Promise<SandboxServer> {
-  const server = await createSandboxServer({
+  const started = createSandboxServer({
     port: 0,
     playground: false,
+    ...storeUnderTest(options),
     ...options,
   })
-  onTestFinished(() => server.close())
-  return server
+  // @note Registered before the await: in a concurrent suite, the current
+  // test is known only until then (a slower store start lost it).
+  onTestFinished(async () => {
+    const server = await started.catch(() => undefined)
+    await server?.close()
+  })
+  return started
+}
+
+/**
+ * The store a server keeps its state in when its test names none: the
+ * memory store, unless `SANDBOX_TEST_STORE` is `file` (a fresh data file)
+ * or `redis` (a fresh Redis), so that the same tests with the same
+ * assertions run on every store (`npm run test:stores`).
+ */
+export function storeUnderTest(
+  options: SandboxServerOptions,
+): SandboxServerOptions {
+  const kind = process.env.SANDBOX_TEST_STORE
+  if (options.dataFile !== undefined || options.store !== undefined) return {}
+  if (kind === 'file') return { dataFile: join(tempFolderNow(), 'data.json') }
+  if (kind === 'redis') {
+    return {
+      store: { url: inject('sharedRedisUrl'), namespace: randomUUID() },
+    }
+  }
+  if (kind !== undefined && kind !== 'memory')
+    throw new Error(
+      `SANDBOX_TEST_STORE is memory, file or redis, not "${kind}".`,
+    )
+  return {}
 }
 
 /** How to spawn the CLI besides its arguments. */
