@@ -1,6 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { expect, it, onTestFinished } from 'vitest'
+import { expect, it } from 'vitest'
 import { DEMO_KEY_ONE } from '../../fixtures/demo-keys.ts'
 import { main } from '../../src/cli/cli.ts'
 import { createSandbox } from '../../src/index.ts'
@@ -32,7 +32,6 @@ const linesOf = async (file: string) =>
 
 it('keeps every large answer as its headers and a note, and says on Ctrl-C how many exchanges the file holds', async () => {
   const service = await startMisbehaving({ kind: 'large', mb: 12 })
-  onTestFinished(() => service.close())
   const file = join(await tempFolder('cts-large-'), 'session.jsonl')
   const cli = runCli([
     'record',
@@ -113,7 +112,6 @@ it('appends each exchange: what the file held before is never rewritten', async 
 
 it('saves a call still in flight, with a note, when SIGTERM stops it', async () => {
   const service = await startMisbehaving({ kind: 'endless' })
-  onTestFinished(() => service.close())
   const file = join(await tempFolder('cts-term-'), 'session.jsonl')
   const cli = runCli([
     'record',
