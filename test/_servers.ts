@@ -17,6 +17,34 @@ import { spawnCli, type Spawned, type SpawnOptions } from './_spawn.ts'
 // data file closes (and writes its last snapshot) before its folder goes.
 
 /**
+ * Options for a service whose every configurable assumption is off the
+ * default: `verify` against it should find each row's difference.
+ *
+ * @example
+ * const live = await startServer({ ...ALL_DIFFERENT, customersPerAccount: 0 })
+ */
+export const ALL_DIFFERENT: SandboxServerOptions = {
+  requiredFields: ['email'],
+  nameLength: { min: 2, max: 50 },
+  emailMaxLength: 120,
+  uniqueEmail: true,
+  unknownFields: 'ignore',
+  scopes: [
+    'customers:read',
+    'customers:write',
+    'tokens:write',
+    'invoices:read',
+  ],
+  expiresIn: { default: 600, min: 30, max: 7200 },
+  v1AcceptsTokens: false,
+  tokenIssuers: 'api-keys',
+  rateLimit: { limit: 5000, windowSeconds: 120 },
+  maxBodyBytes: 65_536,
+  keepAliveTimeout: 3000,
+  maxHeadersCount: 40,
+}
+
+/**
  * Makes an empty temporary folder, removed with its content when the test finishes.
  *
  * @example
@@ -194,4 +222,36 @@ export async function runMain(
   })
   await server?.close()
   return [err.text(), exitCode]
+}
+
+/**
+ * Runs `verify` in this process against `target` with the demo key at
+ * `--rate 1000` and `flags` after them (a `--rate` among them wins), and
+ * gives its exit code and the report it printed.
+ *
+ * @example
+ * const { exitCode, report } = await verifyAgainst(service.url, '--max-body', '1MB')
+ * expect(exitCode).toBe(3)
+ */
+export async function verifyAgainst(
+  target: string,
+  ...flags: string[]
+): Promise<{ exitCode: number | undefined; report: string }> {
+  const out = captureOutput()
+  const { exitCode } = await main({
+    args: [
+      'verify',
+      '--target',
+      target,
+      '--key',
+      DEMO_KEY_ONE,
+      '--rate',
+      '1000',
+      ...flags,
+    ],
+    stdout: out.stream,
+    stderr: captureOutput().stream,
+    env: {},
+  })
+  return { exitCode, report: out.text() }
 }
