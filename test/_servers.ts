@@ -152,7 +152,7 @@ export async function startCli(
  * expect((await createFiller(cli.url, 1)).status).toBe(201)
  */
 export const createFiller = (url: string, n: number): Promise<Response> =>
-  createCustomerAt(url, {
+  postCustomer(url, {
     name: `${'Filler '.repeat(25)}${n}`,
     email: `filler${n}@example.com`,
   })
@@ -165,20 +165,23 @@ export const createFiller = (url: string, n: number): Promise<Response> =>
  * expect((await createNamed(server.url, 'Ada')).status).toBe(201)
  */
 export const createNamed = (url: string, name: string): Promise<Response> =>
-  createCustomerAt(url, { name, email: `${name}@example.com` })
+  postCustomer(url, { name, email: `${name}@example.com` })
 
-/** POSTs `customer` to the server at `url` with the demo key. */
-const createCustomerAt = (
-  url: string,
-  customer: { name: string; email: string },
-): Promise<Response> =>
+/**
+ * POSTs `body` as JSON to `/v1/customers` on the server at `url` with the
+ * demo key, whatever it holds (an invalid body too).
+ *
+ * @example
+ * expect((await postCustomer(recorder.url, { name: '' })).status).toBe(422)
+ */
+export const postCustomer = (url: string, body: unknown): Promise<Response> =>
   fetch(`${url}/v1/customers`, {
     method: 'POST',
     headers: {
       authorization: `Bearer ${DEMO_KEY_ONE}`,
       'content-type': 'application/json',
     },
-    body: JSON.stringify(customer),
+    body: JSON.stringify(body),
   })
 
 /**

@@ -6,6 +6,7 @@ import { startMisbehaving } from '../_misbehaving.ts'
 import {
   ALL_DIFFERENT,
   captureOutput,
+  postCustomer,
   startCli,
   startServer,
   tempFolder,
@@ -96,15 +97,7 @@ it(
       '--out',
       file,
     )
-    const post = (body: unknown) =>
-      fetch(`${recorder!.url}/v1/customers`, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${DEMO_KEY_ONE}`,
-          'content-type': 'application/json',
-        },
-        body: JSON.stringify(body),
-      })
+    const post = (body: unknown) => postCustomer(recorder!.url, body)
     for (const name of ['Ada', 'Grace', 'Edsger'])
       expect((await post({ name, email: `${name}@example.com` })).status).toBe(
         201,
