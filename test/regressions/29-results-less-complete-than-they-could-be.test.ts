@@ -31,6 +31,22 @@ async function run(...args: string[]) {
   return { exitCode, text: out.text(), recorder }
 }
 
+/** `record` in this process in front of `target`, into a fresh session file. */
+async function record(target: string, prefix: string, ...flags: string[]) {
+  const file = join(await tempFolder(prefix), 'session.jsonl')
+  const { recorder } = await run(
+    'record',
+    '--target',
+    target,
+    '--port',
+    '0',
+    '--out',
+    file,
+    ...flags,
+  )
+  return { file, recorder: recorder! }
+}
+
 const verify = (target: string, ...flags: string[]) =>
   verifyAgainst(target, '--rate', '2000', ...flags)
 
@@ -87,24 +103,15 @@ it(
       requiredFields: ['name'],
       customersPerAccount: 0,
     })
-    const file = join(await tempFolder('cts-offline-'), 'session.jsonl')
-    const { recorder } = await run(
-      'record',
-      '--target',
-      live.url,
-      '--port',
-      '0',
-      '--out',
-      file,
-    )
-    const post = (body: unknown) => postCustomer(recorder!.url, body)
+    const { file, recorder } = await record(live.url, 'cts-offline-')
+    const post = (body: unknown) => postCustomer(recorder.url, body)
     for (const name of ['Ada', 'Grace', 'Edsger'])
       expect((await post({ name, email: `${name}@example.com` })).status).toBe(
         201,
       )
     expect((await post({ name: 'No email' })).status).toBe(201)
     expect((await post({ email: 'no-name@example.com' })).status).toBe(422)
-    await recorder!.close()
+    await recorder.close()
 
     const { exitCode, text } = await run('verify', '--from', file)
     expect(exitCode).toBe(1)
@@ -131,18 +138,12 @@ for (const keep of [true, false]) {
     { timeout: 60_000 },
     async () => {
       const live = await startServer({ customersPerAccount: 0 })
-      const file = join(await tempFolder('cts-secrets-'), 'session.jsonl')
-      const { recorder } = await run(
-        'record',
-        '--target',
+      const { file, recorder } = await record(
         live.url,
-        '--port',
-        '0',
-        '--out',
-        file,
+        'cts-secrets-',
         ...(keep ? ['--keep-secrets'] : []),
       )
-      const minted = await fetch(`${recorder!.url}/v2/tokens`, {
+      const minted = await fetch(`${recorder.url}/v2/tokens`, {
         method: 'POST',
         headers: {
           authorization: `Bearer ${DEMO_KEY_ONE}`,
@@ -151,7 +152,7 @@ for (const keep of [true, false]) {
         body: JSON.stringify({ scopes: ['customers:write'] }),
       })
       const { token } = (await minted.json()) as { token: string }
-      await recorder!.close()
+      await recorder.close()
 
       const replay = await startCli(['--from', file, '--port', '0', '--quiet'])
       const answer = await fetch(`${replay.url}/v1/customers`, {
