@@ -39,6 +39,14 @@ async function playwrightChromium() {
   }
 }
 
+/**
+ * The path of a Chromium to launch; installs Debian's `chromium` when
+ * `install` is true and none is found.
+ *
+ * @example
+ * const executablePath = await findChromium({ install: false })
+ * @see findRedisServer in ./find-redis.mjs, the same for the Redis tests
+ */
 export async function findChromium({
   env = process.env,
   install = canAptInstall(),
