@@ -109,7 +109,11 @@ async function launch({ binary, dir, port, appendfsync, wrap }) {
   }
   const deadline = Date.now() + READY_TIMEOUT_MS
   while (Date.now() < deadline) {
-    if (ended()) return { output }
+    if (ended())
+      return {
+        output,
+        end: failed ? null : (child.exitCode ?? child.signalCode),
+      }
     if (await ping(port)) {
       const url = `redis://127.0.0.1:${port}/0`
       return { server: { url, port, dir, child, exited, stop } }
@@ -143,6 +147,7 @@ export async function startRedisServer({
   wrap = (command, args) => [command, args],
 }) {
   let output = ''
+  let end
   for (let attempt = 0; attempt < (port ? 1 : PORT_ATTEMPTS); attempt++) {
     const tried = await launch({
       binary,
@@ -153,9 +158,11 @@ export async function startRedisServer({
     })
     if (tried.server) return tried.server
     output = tried.output
+    end = tried.end
   }
+  const said = lastLine(output)
   throw new RedisStartError(
-    `redis-server exited before it answered PING: ${lastLine(output)}`,
+    `redis-server exited${end == null ? '' : ` (${end})`} before it answered PING${said ? `: ${said}` : '.'}`,
     output,
   )
 }
