@@ -12,6 +12,7 @@ import autocannon from 'autocannon'
 import { getResponse, http, HttpResponse } from 'msw'
 import { setupServer } from 'msw/node'
 import { build } from 'vite'
+import { startRedisServer } from '../examples/shared-sandbox/redis.mjs'
 import { DEMO_KEY_ONE } from '../fixtures/demo-keys.ts'
 import { createSandbox } from '../src/index.ts'
 
@@ -380,46 +381,29 @@ async function benchDurable(): Promise<void> {
 
 // ---------- redis ----------
 
-/** A redis-server of its own on a free port in a temp folder, AOF on. */
+/**
+ * A redis-server of its own on a free port in a temp folder, AOF on, pinned
+ * to the first core as the load generator is.
+ */
 async function startBenchRedis(): Promise<{
   url: string
-  port: number
   cli(...args: string[]): string
   stop(): Promise<void>
 }> {
   const dir = await mkdtemp(join(tmpdir(), 'bench-redis-'))
-  const port = 20_000 + Math.floor(Math.random() * 20_000)
-  const [command, argv] = pinned(0, 'redis-server', [
-    '--port',
-    String(port),
-    '--bind',
-    '127.0.0.1',
-    '--dir',
+  const redis = await startRedisServer({
     dir,
-    '--appendonly',
-    'yes',
-    '--appendfsync',
-    'everysec',
-    '--save',
-    '',
-    '--protected-mode',
-    'no',
-  ])
-  const child = spawn(command, argv, { stdio: 'ignore' })
-  const cli = (...args: string[]): string =>
-    spawnSync('redis-cli', ['-p', String(port), ...args], {
-      encoding: 'utf8',
-    }).stdout.trim()
-  for (let tries = 0; cli('ping') !== 'PONG'; tries++) {
-    if (tries > 100) throw new Error('redis-server did not start')
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
+    appendfsync: 'everysec',
+    wrap: (command, args) => pinned(0, command, args),
+  })
   return {
-    url: `redis://127.0.0.1:${port}/0`,
-    port,
-    cli,
+    url: redis.url,
+    cli: (...args: string[]): string =>
+      spawnSync('redis-cli', ['-p', String(redis.port), ...args], {
+        encoding: 'utf8',
+      }).stdout.trim(),
     async stop() {
-      child.kill('SIGKILL')
+      await redis.stop('SIGKILL')
       await rm(dir, { recursive: true, force: true })
     },
   }

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { DEMO_KEY_ONE } from '../fixtures/demo-keys.ts'
-import { startMisbehaving, type Misbehaviour } from '../test/_misbehaving.ts'
+import { createMisbehaving, type Misbehaviour } from '../test/_misbehaving.ts'
 
 const BUDGET_MB = 200
 const BIN = fileURLToPath(new URL('../dist/bin.js', import.meta.url))
@@ -100,7 +100,7 @@ async function drain(response: Response): Promise<number> {
 }
 
 const folder = await mkdtemp(join(tmpdir(), 'cts-rss-'))
-const elsewhere = await startMisbehaving({ kind: 'large', mb: 0 })
+const elsewhere = await createMisbehaving({ kind: 'large', mb: 0 })
 let over = false
 const line = (what: string, name: string, mb: number, note: string) => {
   if (mb >= BUDGET_MB) over = true
@@ -110,7 +110,7 @@ const line = (what: string, name: string, mb: number, note: string) => {
 }
 try {
   for (const { name, how, calls } of CASES) {
-    const service = await startMisbehaving(
+    const service = await createMisbehaving(
       how.kind === 'redirect'
         ? { ...how, location: `${elsewhere.url}/v1/customers` }
         : how,

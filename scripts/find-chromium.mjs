@@ -6,9 +6,9 @@
 // fails with one line saying what to install.
 // `node scripts/find-chromium.mjs` prints the path it settles on; `npm run
 // test:browser` runs it before anything else.
-import { spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { pathToFileURL } from 'node:url'
+import { aptInstall, canAptInstall } from './_apt.mjs'
 
 /** Where Debian, Ubuntu and Google's packages put the browser. */
 export const SYSTEM_CHROMIUM = [
@@ -39,21 +39,17 @@ async function playwrightChromium() {
   }
 }
 
-function run(command, args) {
-  const result = spawnSync(command, args, {
-    stdio: ['ignore', 'inherit', 'inherit'],
-    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
-  })
-  if (result.status !== 0) {
-    throw new Error(
-      `${command} ${args.join(' ')} failed (${result.error?.message ?? `exit ${result.status}`})`,
-    )
-  }
-}
-
+/**
+ * The path of a Chromium to launch; installs Debian's `chromium` when
+ * `install` is true and none is found.
+ *
+ * @example
+ * const executablePath = await findChromium({ install: false })
+ * @see findRedisServer in ./find-redis.mjs, the same for the Redis tests
+ */
 export async function findChromium({
   env = process.env,
-  install = process.getuid?.() === 0 && existsSync('/usr/bin/apt-get'),
+  install = canAptInstall(),
   log = (message) => process.stderr.write(`${message}\n`),
 } = {}) {
   for (const name of ['CHROMIUM_PATH', 'CHROME_PATH']) {
@@ -67,9 +63,9 @@ export async function findChromium({
   if (found) return found
   if (install) {
     log("No Chromium found: installing Debian's chromium with apt-get.")
-    run('apt-get', ['update'])
-    // @note --reinstall also restores a binary that was removed by hand.
-    run('apt-get', ['install', '-y', '--reinstall', 'chromium'])
+    // @note With its recommended packages, as it was always installed: the
+    // browser tests have never run on a Chromium without them.
+    aptInstall('chromium', { recommends: true })
     const installed = SYSTEM_CHROMIUM.find((p) => existsSync(p))
     if (installed) return installed
   }

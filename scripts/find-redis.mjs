@@ -7,16 +7,10 @@
 // to install.
 // `node scripts/find-redis.mjs` prints the path it settles on; `npm test`
 // runs it before anything else.
-import { spawnSync } from 'node:child_process'
-import {
-  accessSync,
-  constants,
-  existsSync,
-  readdirSync,
-  readFileSync,
-} from 'node:fs'
+import { accessSync, constants, readdirSync, readFileSync } from 'node:fs'
 import { delimiter, join } from 'node:path'
 import { pathToFileURL } from 'node:url'
+import { aptInstall, canAptInstall } from './_apt.mjs'
 
 /** The names the server goes by, Redis's first. */
 export const REDIS_SERVER_NAMES = ['redis-server', 'valkey-server']
@@ -137,18 +131,6 @@ async function stopNewService(before, log) {
   }
 }
 
-function run(command, args) {
-  const result = spawnSync(command, args, {
-    stdio: ['ignore', 'inherit', 'inherit'],
-    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
-  })
-  if (result.status !== 0) {
-    throw new Error(
-      `${command} ${args.join(' ')} failed (${result.error?.message ?? `exit ${result.status}`})`,
-    )
-  }
-}
-
 /** The first server found on `PATH` or where Debian puts it. */
 function findInstalled(path) {
   for (const name of REDIS_SERVER_NAMES) {
@@ -170,7 +152,7 @@ function findInstalled(path) {
  */
 export async function findRedisServer({
   env = process.env,
-  install = process.getuid?.() === 0 && existsSync('/usr/bin/apt-get'),
+  install = canAptInstall(),
   log = (message) => process.stderr.write(`${message}\n`),
 } = {}) {
   const given = env.REDIS_SERVER
@@ -186,16 +168,7 @@ export async function findRedisServer({
     log("No redis-server found: installing Debian's redis-server with apt-get.")
     const before = serverPids()
     try {
-      // @note --reinstall also restores a binary that was removed by hand.
-      const args = ['install', '-y', '--no-install-recommends', '--reinstall']
-      try {
-        run('apt-get', [...args, 'redis-server'])
-      } catch {
-        // @note A fresh image has no package lists yet; fetch them only then,
-        // since an update reaches the network and takes a while.
-        run('apt-get', ['update'])
-        run('apt-get', [...args, 'redis-server'])
-      }
+      aptInstall('redis-server')
     } finally {
       await stopNewService(before, log)
     }

@@ -1,6 +1,8 @@
+// Loopback services that misbehave as live ones have, for verify and record (tests, bench).
 import { createServer, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { gzipSync } from 'node:zlib'
+import { onTestFinished } from 'vitest'
 
 /** How a {@link startMisbehaving} service answers every request. */
 export type Misbehaviour =
@@ -10,6 +12,10 @@ export type Misbehaviour =
   | { kind: 'redirect-loop' }
   | { kind: 'redirect'; location: string; status?: number }
   | { kind: 'cut-short' }
+  | { kind: 'silent' }
+  | { kind: 'html' }
+  | { kind: 'reset' }
+  | { kind: 'server-error' }
 
 /** A service on loopback that misbehaves, and what it received. */
 export interface MisbehavingService {
@@ -42,13 +48,31 @@ function pump(res: ServerResponse, next: () => Buffer | undefined): void {
 /**
  * Starts a service on loopback that answers every request the way `how`
  * says: a gzip bomb, an endless body, a large 201, a redirect loop, a
- * redirect elsewhere, or an answer cut short.
+ * redirect elsewhere, an answer cut short, no answer at all, a web server's
+ * HTML page, a connection reset, or a 500; closed when the test finishes.
  *
  * @example
  * const bomb = await startMisbehaving({ kind: 'gzip-bomb', decodedMb: 64 })
- * onTestFinished(() => bomb.close())
+ * await verifyAgainst(bomb.url)
+ * @see createMisbehaving, the same outside a test (the bench)
  */
 export async function startMisbehaving(
+  how: Misbehaviour,
+): Promise<MisbehavingService> {
+  const service = await createMisbehaving(how)
+  onTestFinished(() => service.close())
+  return service
+}
+
+/**
+ * Starts a misbehaving service as {@link startMisbehaving} does, which the
+ * caller closes.
+ *
+ * @example
+ * const bomb = await createMisbehaving({ kind: 'gzip-bomb', decodedMb: 2048 })
+ * try { await measure(bomb.url) } finally { await bomb.close() }
+ */
+export async function createMisbehaving(
   how: Misbehaviour,
 ): Promise<MisbehavingService> {
   let requests = 0
@@ -98,6 +122,17 @@ export async function startMisbehaving(
           })
           res.write('{"id":')
           return void setTimeout(() => res.destroy(), 20)
+        case 'silent':
+          // @note Never answers: close() drops the connection.
+          return
+        case 'html':
+          res.writeHead(200, { 'content-type': 'text/html' })
+          return void res.end('<html><body>Welcome to nginx!</body></html>')
+        case 'reset':
+          return void req.socket.destroy()
+        case 'server-error':
+          res.writeHead(500, { 'content-type': 'application/json' })
+          return void res.end('{"error":"internal"}')
       }
     })
   })

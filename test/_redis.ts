@@ -1,11 +1,17 @@
-import { spawn, type ChildProcess } from 'node:child_process'
+// A real Redis for a test, on its own port and folder, and the commands it ran.
 import { mkdtemp, rm } from 'node:fs/promises'
-import { connect, createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createClient } from '@redis/client'
 import { onTestFinished } from 'vitest'
+import {
+  startRedisServer,
+  type RedisServer,
+} from '../examples/shared-sandbox/redis.mjs'
 import { findRedisServer } from '../scripts/find-redis.mjs'
+
+// @note One launcher for the tests, the bench and the example, so that the
+// Redis the end-to-end tests run on is started as a team's sandbox starts it.
 
 /** How to start a Redis for a test. */
 export interface RedisOptions {
@@ -34,48 +40,6 @@ export interface StartedRedis {
   restart(): Promise<void>
 }
 
-/** How long a starting Redis may take to answer PING. */
-const READY_TIMEOUT_MS = 10_000
-
-/**
- * A port that was free a moment ago on 127.0.0.1. Redis takes no port 0
- * (there it listens on no TCP port at all), so the port is picked here.
- */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer()
-    probe.unref()
-    probe.on('error', reject)
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address()
-      const port = typeof address === 'object' && address ? address.port : 0
-      probe.close(() => resolve(port))
-    })
-  })
-}
-
-/** Whether the server on `port` answers an inline `PING` with `+PONG`. */
-function ping(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ port, host: '127.0.0.1' })
-    let reply = ''
-    const done = (ok: boolean) => {
-      socket.destroy()
-      resolve(ok)
-    }
-    socket.setTimeout(1000, () => done(false))
-    socket.on('error', () => done(false))
-    socket.on('connect', () => socket.write('PING\r\n'))
-    socket.setEncoding('utf8').on('data', (chunk: string) => {
-      reply += chunk
-      // @note While it loads its append-only file, Redis answers `-LOADING`.
-      if (reply.includes('\r\n')) done(reply.startsWith('+PONG'))
-    })
-  })
-}
-
-const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms))
-
 /**
  * Starts a real `redis-server` (found as `scripts/find-redis.mjs` finds it)
  * on a free loopback port, in a fresh temporary folder, with the append-only
@@ -93,84 +57,24 @@ export async function startRedis({
 }: RedisOptions = {}): Promise<StartedRedis> {
   const binary = await findRedisServer({ install: false })
   const dir = await mkdtemp(join(tmpdir(), 'cts-redis-'))
-  let child: ChildProcess | undefined
-  let exited: Promise<void> = Promise.resolve()
-  let output = ''
-
-  const launch = async (port: number): Promise<boolean> => {
-    output = ''
-    const started = spawn(
-      binary,
-      [
-        '--port',
-        String(port),
-        '--bind',
-        '127.0.0.1',
-        '--dir',
-        dir,
-        '--appendonly',
-        'yes',
-        '--appendfsync',
-        appendfsync,
-        '--save',
-        '',
-        '--daemonize',
-        'no',
-        '--protected-mode',
-        'no',
-      ],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    )
-    child = started
-    exited = new Promise((resolve) => started.on('exit', () => resolve()))
-    for (const stream of [started.stdout!, started.stderr!])
-      stream.setEncoding('utf8').on('data', (chunk: string) => {
-        // @note Kept short: only for the message when it does not start.
-        output = (output + chunk).slice(-4000)
-      })
-    const deadline = Date.now() + READY_TIMEOUT_MS
-    while (Date.now() < deadline) {
-      if (started.exitCode !== null || started.signalCode !== null) return false
-      if (await ping(port)) return true
-      await sleep(25)
-    }
-    started.kill('SIGKILL')
-    await exited
-    throw new Error(
-      `redis-server did not answer PING on port ${port} within ${READY_TIMEOUT_MS} ms:\n${output}`,
-    )
-  }
-
+  let server: RedisServer | undefined
   const kill = async (signal: NodeJS.Signals = 'SIGTERM') => {
-    if (child && child.exitCode === null && child.signalCode === null)
-      child.kill(signal)
-    await exited
+    await server?.stop(signal)
   }
   // @note Registered first so it runs last: the folder goes after Redis.
   onTestFinished(() => rm(dir, { recursive: true, force: true }))
   onTestFinished(() => kill('SIGKILL'))
 
-  // @note The port picked is free until Redis binds it, unless another
-  // process takes it in between: then Redis exits, and another is tried.
-  let port = 0
-  for (let attempt = 0; ; attempt++) {
-    port = await freePort()
-    if (await launch(port)) break
-    if (attempt === 4)
-      throw new Error(`redis-server exited before it answered PING:\n${output}`)
-  }
-
+  server = await startRedisServer({ binary, dir, appendfsync })
+  const { port, url } = server
   return {
-    url: `redis://127.0.0.1:${port}/0`,
+    url,
     port,
     dir,
     kill,
     async restart() {
       await kill('SIGTERM')
-      if (!(await launch(port)))
-        throw new Error(
-          `redis-server did not start again on port ${port}:\n${output}`,
-        )
+      server = await startRedisServer({ binary, dir, port, appendfsync })
     },
   }
 }

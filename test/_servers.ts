@@ -19,6 +19,34 @@ import { spawnCli, type Spawned, type SpawnOptions } from './_spawn.ts'
 // data file closes (and writes its last snapshot) before its folder goes.
 
 /**
+ * Options for a service whose every configurable assumption is off the
+ * default: `verify` against it should find each row's difference.
+ *
+ * @example
+ * const live = await startServer({ ...ALL_DIFFERENT, customersPerAccount: 0 })
+ */
+export const ALL_DIFFERENT: SandboxServerOptions = {
+  requiredFields: ['email'],
+  nameLength: { min: 2, max: 50 },
+  emailMaxLength: 120,
+  uniqueEmail: true,
+  unknownFields: 'ignore',
+  scopes: [
+    'customers:read',
+    'customers:write',
+    'tokens:write',
+    'invoices:read',
+  ],
+  expiresIn: { default: 600, min: 30, max: 7200 },
+  v1AcceptsTokens: false,
+  tokenIssuers: 'api-keys',
+  rateLimit: { limit: 5000, windowSeconds: 120 },
+  maxBodyBytes: 65_536,
+  keepAliveTimeout: 3000,
+  maxHeadersCount: 40,
+}
+
+/**
  * Makes an empty temporary folder, removed with its content when the test finishes.
  *
  * @example
@@ -163,7 +191,7 @@ export async function startCli(
  * expect((await createFiller(cli.url, 1)).status).toBe(201)
  */
 export const createFiller = (url: string, n: number): Promise<Response> =>
-  createCustomerAt(url, {
+  postCustomer(url, {
     name: `${'Filler '.repeat(25)}${n}`,
     email: `filler${n}@example.com`,
   })
@@ -176,20 +204,23 @@ export const createFiller = (url: string, n: number): Promise<Response> =>
  * expect((await createNamed(server.url, 'Ada')).status).toBe(201)
  */
 export const createNamed = (url: string, name: string): Promise<Response> =>
-  createCustomerAt(url, { name, email: `${name}@example.com` })
+  postCustomer(url, { name, email: `${name}@example.com` })
 
-/** POSTs `customer` to the server at `url` with the demo key. */
-const createCustomerAt = (
-  url: string,
-  customer: { name: string; email: string },
-): Promise<Response> =>
+/**
+ * POSTs `body` as JSON to `/v1/customers` on the server at `url` with the
+ * demo key, whatever it holds (an invalid body too).
+ *
+ * @example
+ * expect((await postCustomer(recorder.url, { name: '' })).status).toBe(422)
+ */
+export const postCustomer = (url: string, body: unknown): Promise<Response> =>
   fetch(`${url}/v1/customers`, {
     method: 'POST',
     headers: {
       authorization: `Bearer ${DEMO_KEY_ONE}`,
       'content-type': 'application/json',
     },
-    body: JSON.stringify(customer),
+    body: JSON.stringify(body),
   })
 
 /**
@@ -233,4 +264,36 @@ export async function runMain(
   })
   await server?.close()
   return [err.text(), exitCode]
+}
+
+/**
+ * Runs `verify` in this process against `target` with the demo key at
+ * `--rate 1000` and `flags` after them (a `--rate` among them wins), and
+ * gives its exit code and the report it printed.
+ *
+ * @example
+ * const { exitCode, report } = await verifyAgainst(service.url, '--max-body', '1MB')
+ * expect(exitCode).toBe(3)
+ */
+export async function verifyAgainst(
+  target: string,
+  ...flags: string[]
+): Promise<{ exitCode: number | undefined; report: string }> {
+  const out = captureOutput()
+  const { exitCode } = await main({
+    args: [
+      'verify',
+      '--target',
+      target,
+      '--key',
+      DEMO_KEY_ONE,
+      '--rate',
+      '1000',
+      ...flags,
+    ],
+    stdout: out.stream,
+    stderr: captureOutput().stream,
+    env: {},
+  })
+  return { exitCode, report: out.text() }
 }

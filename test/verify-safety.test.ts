@@ -1,5 +1,3 @@
-import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -10,6 +8,7 @@ import {
   type SandboxServer,
 } from '../src/runtimes/node.ts'
 import { runVerify } from '../src/cli/verify/index.ts'
+import { startMisbehaving } from './_misbehaving.ts'
 import { runCli, startServer, tempFolder } from './_servers.ts'
 
 /** `verify` against `target` with the demo key. */
@@ -22,17 +21,12 @@ const verifyArgs = (target: string): string[] => [
 ]
 
 let target: SandboxServer
-const extra: Server[] = []
 
 beforeAll(async () => {
   target = await createSandboxServer({ port: 0, customersPerAccount: 0 })
 })
 afterAll(async () => {
   await target.close()
-  for (const server of extra) {
-    server.closeAllConnections()
-    await new Promise((resolve) => server.close(resolve))
-  }
 })
 
 const FAST = { rate: 2000, timeoutMs: 5000 }
@@ -220,37 +214,17 @@ describe('verify is bounded and polite', { timeout: 60_000 }, () => {
   })
 })
 
-/** A target that misbehaves in one way, on a real socket. */
-async function misbehaving(
-  kind: 'timeout' | 'html' | 'reset' | '500',
-): Promise<string> {
-  const server = createServer((req, res) => {
-    req.resume()
-    if (kind === 'timeout') return // never answers
-    if (kind === 'reset') return req.socket.destroy()
-    if (kind === 'html') {
-      res.writeHead(200, { 'content-type': 'text/html' })
-      return res.end('<html><body>Welcome to nginx!</body></html>')
-    }
-    res.writeHead(500, { 'content-type': 'application/json' })
-    res.end('{"error":"internal"}')
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  extra.push(server)
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-}
-
 describe('a misbehaving target', { timeout: 60_000 }, () => {
   const cases = [
-    ['timeout', 'did not answer within 300 ms'],
+    ['silent', 'did not answer within 300 ms'],
     ['html', 'text/html, not JSON'],
     ['reset', 'the request failed'],
-    ['500', 'the service answered 500'],
+    ['server-error', 'the service answered 500'],
   ] as const
   it('is reported per row, and the command exits 3 without a stack trace', async () => {
     const runs = await Promise.all(
       cases.map(async ([kind]) => {
-        const url = await misbehaving(kind)
+        const { url } = await startMisbehaving({ kind })
         const cli = runCli([
           ...verifyArgs(url),
           '--timeout',

@@ -12,30 +12,7 @@ import {
   type SandboxServer,
 } from '../src/runtimes/node.ts'
 import { runVerify, type VerifyReport } from '../src/cli/verify/index.ts'
-import type { SandboxServerOptions } from '../src/runtimes/node.ts'
-import { startCli, startServer } from './_servers.ts'
-
-// A "live" service: a sandbox whose every configurable assumption is off the default.
-const LIVE_OPTIONS: SandboxServerOptions = {
-  requiredFields: ['email'],
-  nameLength: { min: 2, max: 50 },
-  emailMaxLength: 120,
-  uniqueEmail: true,
-  unknownFields: 'ignore',
-  scopes: [
-    'customers:read',
-    'customers:write',
-    'tokens:write',
-    'invoices:read',
-  ],
-  expiresIn: { default: 600, min: 30, max: 7200 },
-  v1AcceptsTokens: false,
-  tokenIssuers: 'api-keys',
-  rateLimit: { limit: 5000, windowSeconds: 120 },
-  maxBodyBytes: 65_536,
-  keepAliveTimeout: 3000,
-  maxHeadersCount: 40,
-}
+import { ALL_DIFFERENT, startCli, startServer } from './_servers.ts'
 
 // Fast and generous: the targets are local, and a differing service needs bound searches.
 const FAST = { rate: 2000, maxCreates: 100, maxRequests: 400, timeoutMs: 5000 }
@@ -48,7 +25,7 @@ const servers: { close(): unknown }[] = []
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'verify-'))
-  live = await createSandboxServer({ port: 0, ...LIVE_OPTIONS })
+  live = await createSandboxServer({ port: 0, ...ALL_DIFFERENT })
   plain = await createSandboxServer({ port: 0 })
   report = await runVerify({ target: live.url, key: DEMO_KEY_ONE, ...FAST })
 }, 60_000)
@@ -73,7 +50,7 @@ describe('verify detects each configurable difference of a live service', () => 
     ['customer.email-constraints', 'at most 120', { emailMaxLength: 120 }],
     ['customer.email-uniqueness', '409', { uniqueEmail: true }],
     ['request.unknown-fields', 'ignore', { unknownFields: 'ignore' }],
-    ['token.scope-catalog', 'invoices:read', { scopes: LIVE_OPTIONS.scopes }],
+    ['token.scope-catalog', 'invoices:read', { scopes: ALL_DIFFERENT.scopes }],
     [
       'token.expires-in',
       'default 600, 30–7200',

@@ -11,11 +11,11 @@
 import { spawn } from 'node:child_process'
 import { accessSync, constants, existsSync, readFileSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
-import { connect, createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { delimiter, dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createRoundRobinProxy } from './proxy.mjs'
+import { RedisStartError, startRedisServer } from './redis.mjs'
 
 const REPLICAS = 3
 const DEMO_KEY = 'sk_test_DemoKeyForTheSandbox0001'
@@ -91,37 +91,6 @@ function redisServer() {
   )
 }
 
-function freePort() {
-  return new Promise((done, fail) => {
-    const probe = createServer()
-    probe.on('error', fail)
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address()
-      probe.close(() => done(port))
-    })
-  })
-}
-
-function ping(port) {
-  return new Promise((done) => {
-    const socket = connect({ port, host: '127.0.0.1' })
-    let reply = ''
-    const finish = (ok) => {
-      socket.destroy()
-      done(ok)
-    }
-    socket.setTimeout(1000, () => finish(false))
-    socket.on('error', () => finish(false))
-    socket.on('connect', () => socket.write('PING\r\n'))
-    socket.setEncoding('utf8').on('data', (chunk) => {
-      reply += chunk
-      if (reply.includes('\r\n')) finish(reply.startsWith('+PONG'))
-    })
-  })
-}
-
-const sleep = (ms) => new Promise((done) => setTimeout(done, ms))
-
 /** A child process and a promise of its end. */
 function track(child, label) {
   const exited = new Promise((done) => child.on('exit', () => done()))
@@ -140,48 +109,15 @@ function lastLine(text) {
   )
 }
 
-async function startRedis(dir) {
-  const binary = redisServer()
-  const port = await freePort()
+function startRedis(dir) {
   // @note appendfsync everysec: a write is in the OS's buffers before Redis
   // answers, so a kill -9 of Redis loses nothing; only a crash of the host
   // loses up to a second. `always` would fsync each write before its answer.
-  const child = spawn(
-    binary,
-    [
-      '--port',
-      String(port),
-      '--bind',
-      '127.0.0.1',
-      '--dir',
-      dir,
-      '--appendonly',
-      'yes',
-      '--appendfsync',
-      'everysec',
-      '--save',
-      '',
-      '--daemonize',
-      'no',
-      '--protected-mode',
-      'no',
-    ],
-    { stdio: ['ignore', 'ignore', 'pipe'] },
-  )
-  const redis = track(child, 'redis')
-  let stderr = ''
-  child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr += chunk))
-  for (const deadline = Date.now() + 10_000; Date.now() < deadline;) {
-    if (child.exitCode !== null || child.signalCode !== null)
-      throw new StartError(`redis-server exited at start: ${lastLine(stderr)}`)
-    if (await ping(port))
-      return { ...redis, url: `redis://127.0.0.1:${port}/0` }
-    await sleep(50)
-  }
-  child.kill('SIGKILL')
-  throw new StartError(
-    `redis-server did not answer on port ${port} within 10 s.`,
-  )
+  return startRedisServer({
+    binary: redisServer(),
+    dir,
+    appendfsync: 'everysec',
+  })
 }
 
 function startReplica(bin, store, n) {
@@ -299,7 +235,7 @@ try {
   await main()
 } catch (error) {
   process.stderr.write(
-    `shared-sandbox: ${error instanceof StartError ? error.message : error.stack}\n`,
+    `shared-sandbox: ${error instanceof StartError || error instanceof RedisStartError ? error.message : error.stack}\n`,
   )
   process.exitCode = 1
 }

@@ -1,42 +1,24 @@
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { expect, it, onTestFinished } from 'vitest'
-import { DEMO_KEY_ONE } from '../../fixtures/demo-keys.ts'
+import { expect, it } from 'vitest'
 import { main } from '../../src/cli/cli.ts'
 import { readSessionFile } from '../../src/model/session-file.ts'
 import type { RecordedExchange } from '../../src/model/session-file.ts'
 import { startMisbehaving, type Misbehaviour } from '../_misbehaving.ts'
-import { captureOutput, tempFolder } from '../_servers.ts'
+import { captureOutput, tempFolder, verifyAgainst } from '../_servers.ts'
 
 // verify once inflated a 2 GiB gzip bomb (2.0 GB RSS, then a wrong "did not
 // answer within 10000 ms"), held 50 MB answers whole and read an endless body
 // until memory ran out. Each answer is now read up to --max-body, after
 // decompression, and the report says which cap stopped it.
 
-async function verifyAgainst(how: Misbehaviour, ...flags: string[]) {
-  const service = await startMisbehaving(how)
-  onTestFinished(() => service.close())
-  const out = captureOutput()
-  const { exitCode } = await main({
-    args: [
-      'verify',
-      '--target',
-      service.url,
-      '--key',
-      DEMO_KEY_ONE,
-      '--rate',
-      '1000',
-      ...flags,
-    ],
-    stdout: out.stream,
-    stderr: captureOutput().stream,
-    env: {},
-  })
-  return { exitCode, report: out.text() }
+/** verify against a fresh service that misbehaves as `how` says. */
+async function verifyMisbehaving(how: Misbehaviour, ...flags: string[]) {
+  return verifyAgainst((await startMisbehaving(how)).url, ...flags)
 }
 
 it('stops reading a gzip bomb at 8 MB after decompression and says to raise --max-body', async () => {
-  const { exitCode, report } = await verifyAgainst({
+  const { exitCode, report } = await verifyMisbehaving({
     kind: 'gzip-bomb',
     decodedMb: 64,
   })
@@ -48,7 +30,7 @@ it('stops reading a gzip bomb at 8 MB after decompression and says to raise --ma
 })
 
 it('stops reading an endless body at the --max-body given', async () => {
-  const { exitCode, report } = await verifyAgainst(
+  const { exitCode, report } = await verifyMisbehaving(
     { kind: 'endless' },
     '--max-body',
     '1MB',
@@ -58,7 +40,7 @@ it('stops reading an endless body at the --max-body given', async () => {
 })
 
 it('reads a large answer whole once --max-body is raised above it', async () => {
-  const { report } = await verifyAgainst(
+  const { report } = await verifyMisbehaving(
     { kind: 'large', mb: 2 },
     '--max-body',
     '4MB',
@@ -67,7 +49,7 @@ it('reads a large answer whole once --max-body is raised above it', async () => 
 })
 
 it('refuses a --max-body that is not a size', async () => {
-  const { exitCode } = await verifyAgainst(
+  const { exitCode } = await verifyMisbehaving(
     { kind: 'endless' },
     '--max-body',
     'lots',
@@ -77,7 +59,6 @@ it('refuses a --max-body that is not a size', async () => {
 
 it('record streams a bomb through to the client and keeps its headers and a note, not its body', async () => {
   const service = await startMisbehaving({ kind: 'gzip-bomb', decodedMb: 24 })
-  onTestFinished(() => service.close())
   const file = join(await tempFolder('cts-bomb-'), 'session.jsonl')
   const out = captureOutput()
   const { recorder } = await main({

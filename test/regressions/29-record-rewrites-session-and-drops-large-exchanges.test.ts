@@ -1,12 +1,12 @@
 import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { expect, it, onTestFinished } from 'vitest'
-import { DEMO_KEY_ONE } from '../../fixtures/demo-keys.ts'
+import { expect, it } from 'vitest'
 import { main } from '../../src/cli/cli.ts'
 import { createSandbox } from '../../src/index.ts'
-import { startMisbehaving } from '../_misbehaving.ts'
+import { startMisbehaving, type Misbehaviour } from '../_misbehaving.ts'
 import {
   captureOutput,
+  postCustomer,
   runCli,
   runMain,
   startServer,
@@ -17,23 +17,12 @@ import {
 // answers one call took 25.7 s after 12; with 120 MB answers the client got
 // six 201s, and after Ctrl-C the file held two exchanges and nothing said so.
 
-const post = (url: string, body: unknown = {}) =>
-  fetch(`${url}/v1/customers`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${DEMO_KEY_ONE}`,
-      'content-type': 'application/json',
-    },
-    body: JSON.stringify(body),
-  })
+const post = (url: string, body: unknown = {}) => postCustomer(url, body)
 
-const linesOf = async (file: string) =>
-  (await readFile(file, 'utf8')).split('\n').filter(Boolean)
-
-it('keeps every large answer as its headers and a note, and says on Ctrl-C how many exchanges the file holds', async () => {
-  const service = await startMisbehaving({ kind: 'large', mb: 12 })
-  onTestFinished(() => service.close())
-  const file = join(await tempFolder('cts-large-'), 'session.jsonl')
+/** `record`, spawned, in front of a service that misbehaves as `how` says. */
+async function recordMisbehaving(how: Misbehaviour, prefix: string) {
+  const service = await startMisbehaving(how)
+  const file = join(await tempFolder(prefix), 'session.jsonl')
   const cli = runCli([
     'record',
     '--target',
@@ -44,8 +33,19 @@ it('keeps every large answer as its headers and a note, and says on Ctrl-C how m
     file,
   ])
   const [, url] = await cli.waitFor(/through (http:\/\/\S+)/)
+  return { cli, file, url: url! }
+}
+
+const linesOf = async (file: string) =>
+  (await readFile(file, 'utf8')).split('\n').filter(Boolean)
+
+it('keeps every large answer as its headers and a note, and says on Ctrl-C how many exchanges the file holds', async () => {
+  const { cli, file, url } = await recordMisbehaving(
+    { kind: 'large', mb: 12 },
+    'cts-large-',
+  )
   for (let i = 0; i < 6; i++) {
-    const answer = await post(url!)
+    const answer = await post(url)
     expect(answer.status).toBe(201)
     // The client gets the whole answer; only the file leaves its body out.
     expect((await answer.arrayBuffer()).byteLength).toBeGreaterThan(
@@ -112,20 +112,11 @@ it('appends each exchange: what the file held before is never rewritten', async 
 })
 
 it('saves a call still in flight, with a note, when SIGTERM stops it', async () => {
-  const service = await startMisbehaving({ kind: 'endless' })
-  onTestFinished(() => service.close())
-  const file = join(await tempFolder('cts-term-'), 'session.jsonl')
-  const cli = runCli([
-    'record',
-    '--target',
-    service.url,
-    '--port',
-    '0',
-    '--out',
-    file,
-  ])
-  const [, url] = await cli.waitFor(/through (http:\/\/\S+)/)
-  const answer = await post(url!)
+  const { cli, file, url } = await recordMisbehaving(
+    { kind: 'endless' },
+    'cts-term-',
+  )
+  const answer = await post(url)
   expect(answer.status).toBe(201)
   const reader = answer.body!.getReader()
   await reader.read()

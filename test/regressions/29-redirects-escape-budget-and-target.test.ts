@@ -1,37 +1,18 @@
-import { expect, it, onTestFinished } from 'vitest'
-import { DEMO_KEY_ONE } from '../../fixtures/demo-keys.ts'
-import { main } from '../../src/cli/cli.ts'
+import { expect, it } from 'vitest'
 import { startMisbehaving } from '../_misbehaving.ts'
-import { captureOutput, startServer } from '../_servers.ts'
+import { startServer, verifyAgainst } from '../_servers.ts'
 
 // A 302 loop once got 63 requests while verify reported "3 requests sent",
 // and a 307 to another origin had every POST re-sent there: 20 records were
 // created on a host nobody named, and its answers graded as the target's.
 
-async function verify(target: string, ...flags: string[]) {
-  const out = captureOutput()
-  const { exitCode } = await main({
-    args: [
-      'verify',
-      '--target',
-      target,
-      '--key',
-      DEMO_KEY_ONE,
-      '--rate',
-      '1000',
-      ...flags,
-    ],
-    stdout: out.stream,
-    stderr: captureOutput().stream,
-    env: {},
-  })
-  return { exitCode, report: out.text() }
-}
-
 it('counts every hop of a redirect loop against --max-requests and reports the requests the service got', async () => {
   const loop = await startMisbehaving({ kind: 'redirect-loop' })
-  onTestFinished(() => loop.close())
-  const { exitCode, report } = await verify(loop.url, '--max-requests', '30')
+  const { exitCode, report } = await verifyAgainst(
+    loop.url,
+    '--max-requests',
+    '30',
+  )
   expect(exitCode).toBe(3)
   expect(report).toMatch(
     /the service redirected POST \/v1\/customers 6 times in a row \(last to http:\/\/127\.0\.0\.1:\d+\/v1\/customers\): not followed further/,
@@ -43,8 +24,7 @@ it('counts every hop of a redirect loop against --max-requests and reports the r
 
 it('stops a redirect loop at --max-requests, hops included', async () => {
   const loop = await startMisbehaving({ kind: 'redirect-loop' })
-  onTestFinished(() => loop.close())
-  const { report } = await verify(loop.url, '--max-requests', '4')
+  const { report } = await verifyAgainst(loop.url, '--max-requests', '4')
   expect(loop.requests).toBe(4)
   expect(report).toContain('4 requests sent to ')
   expect(report).toContain(
@@ -58,8 +38,7 @@ it('does not follow a 307 to another origin, names the location, and creates not
     kind: 'redirect',
     location: `${elsewhere.url}/v1/customers`,
   })
-  onTestFinished(() => redirecting.close())
-  const { exitCode, report } = await verify(redirecting.url)
+  const { exitCode, report } = await verifyAgainst(redirecting.url)
   expect(exitCode).toBe(3)
   expect(report).toContain(
     `the service redirected POST /v1/customers (307) to another origin, ${elsewhere.url}/v1/customers: not followed`,
@@ -74,7 +53,7 @@ it('does not follow a 307 to another origin, names the location, and creates not
 
 it('names the host every record was created on', async () => {
   const service = await startServer({ customersPerAccount: 0 })
-  const { report } = await verify(service.url)
+  const { report } = await verifyAgainst(service.url)
   const created = Number(
     new RegExp(
       `requests sent to ${new URL(service.url).host}, (\\d+) records created there`,

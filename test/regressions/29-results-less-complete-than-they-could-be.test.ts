@@ -1,15 +1,17 @@
 import { join } from 'node:path'
-import { expect, it, onTestFinished } from 'vitest'
+import { expect, it } from 'vitest'
 import { DEMO_KEY_ONE } from '../../fixtures/demo-keys.ts'
 import { main } from '../../src/cli/cli.ts'
 import { startMisbehaving } from '../_misbehaving.ts'
 import {
+  ALL_DIFFERENT,
   captureOutput,
+  postCustomer,
   startCli,
   startServer,
   tempFolder,
+  verifyAgainst,
 } from '../_servers.ts'
-import type { SandboxServerOptions } from '../../src/runtimes/node.ts'
 
 // The default --max-creates (20) ran out against a service with three
 // differing assumptions, with no hint to raise it; verify --from left rows
@@ -17,28 +19,6 @@ import type { SandboxServerOptions } from '../../src/runtimes/node.ts'
 // agree" and "0 records created (each tagged "none (offline)" …)"; --dry-run
 // announced 41 requests where the run sent 40; recorded tokens did not carry
 // over; network failures surfaced as bare undici codes.
-
-// A service whose every configurable assumption differs from the defaults.
-const ALL_DIFFERENT: SandboxServerOptions = {
-  requiredFields: ['email'],
-  nameLength: { min: 2, max: 50 },
-  emailMaxLength: 120,
-  uniqueEmail: true,
-  unknownFields: 'ignore',
-  scopes: [
-    'customers:read',
-    'customers:write',
-    'tokens:write',
-    'invoices:read',
-  ],
-  expiresIn: { default: 600, min: 30, max: 7200 },
-  v1AcceptsTokens: false,
-  tokenIssuers: 'api-keys',
-  rateLimit: { limit: 5000, windowSeconds: 120 },
-  maxBodyBytes: 65_536,
-  keepAliveTimeout: 3000,
-  maxHeadersCount: 40,
-}
 
 async function run(...args: string[]) {
   const out = captureOutput()
@@ -51,27 +31,34 @@ async function run(...args: string[]) {
   return { exitCode, text: out.text(), recorder }
 }
 
-const verify = (target: string, ...flags: string[]) =>
-  run(
-    'verify',
+/** `record` in this process in front of `target`, into a fresh session file. */
+async function record(target: string, prefix: string, ...flags: string[]) {
+  const file = join(await tempFolder(prefix), 'session.jsonl')
+  const { recorder } = await run(
+    'record',
     '--target',
     target,
-    '--key',
-    DEMO_KEY_ONE,
-    '--rate',
-    '2000',
+    '--port',
+    '0',
+    '--out',
+    file,
     ...flags,
   )
+  return { file, recorder: recorder! }
+}
+
+const verify = (target: string, ...flags: string[]) =>
+  verifyAgainst(target, '--rate', '2000', ...flags)
 
 it(
   'probes every row of a service whose every configurable assumption differs within the default --max-creates',
   { timeout: 60_000 },
   async () => {
     const live = await startServer({ ...ALL_DIFFERENT, customersPerAccount: 0 })
-    const { exitCode, text } = await verify(live.url)
+    const { exitCode, report } = await verify(live.url)
     expect(exitCode).toBe(1)
-    expect(text).not.toContain('not probed: --max-')
-    expect(text).not.toContain('ran out before every row was probed')
+    expect(report).not.toContain('not probed: --max-')
+    expect(report).not.toContain('ran out before every row was probed')
   },
 )
 
@@ -81,14 +68,14 @@ it(
   async () => {
     const live = await startServer({ ...ALL_DIFFERENT, customersPerAccount: 0 })
     const first = await verify(live.url, '--max-creates', '10')
-    expect(first.text).toContain('not probed: --max-creates (10) reached')
+    expect(first.report).toContain('not probed: --max-creates (10) reached')
     const [, suggested] =
       /--max-creates ran out before every row was probed: run again with --max-creates (\d+) to probe the rest\./.exec(
-        first.text,
+        first.report,
       ) ?? []
     expect(Number(suggested)).toBeGreaterThan(10)
     const again = await verify(live.url, '--max-creates', suggested!)
-    expect(again.text).not.toContain('not probed: --max-')
+    expect(again.report).not.toContain('not probed: --max-')
   },
 )
 
@@ -100,9 +87,9 @@ it(
     const dry = await verify(plain.url, '--dry-run')
     const real = await verify(plain.url)
     const announced = Number(
-      /(\d+) requests if the service behaves/.exec(dry.text)?.[1],
+      /(\d+) requests if the service behaves/.exec(dry.report)?.[1],
     )
-    const sent = Number(/(\d+) requests sent to /.exec(real.text)?.[1])
+    const sent = Number(/(\d+) requests sent to /.exec(real.report)?.[1])
     expect(real.exitCode).toBe(0)
     expect(announced).toBe(sent)
   },
@@ -116,32 +103,15 @@ it(
       requiredFields: ['name'],
       customersPerAccount: 0,
     })
-    const file = join(await tempFolder('cts-offline-'), 'session.jsonl')
-    const { recorder } = await run(
-      'record',
-      '--target',
-      live.url,
-      '--port',
-      '0',
-      '--out',
-      file,
-    )
-    const post = (body: unknown) =>
-      fetch(`${recorder!.url}/v1/customers`, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${DEMO_KEY_ONE}`,
-          'content-type': 'application/json',
-        },
-        body: JSON.stringify(body),
-      })
+    const { file, recorder } = await record(live.url, 'cts-offline-')
+    const post = (body: unknown) => postCustomer(recorder.url, body)
     for (const name of ['Ada', 'Grace', 'Edsger'])
       expect((await post({ name, email: `${name}@example.com` })).status).toBe(
         201,
       )
     expect((await post({ name: 'No email' })).status).toBe(201)
     expect((await post({ email: 'no-name@example.com' })).status).toBe(422)
-    await recorder!.close()
+    await recorder.close()
 
     const { exitCode, text } = await run('verify', '--from', file)
     expect(exitCode).toBe(1)
@@ -168,18 +138,12 @@ for (const keep of [true, false]) {
     { timeout: 60_000 },
     async () => {
       const live = await startServer({ customersPerAccount: 0 })
-      const file = join(await tempFolder('cts-secrets-'), 'session.jsonl')
-      const { recorder } = await run(
-        'record',
-        '--target',
+      const { file, recorder } = await record(
         live.url,
-        '--port',
-        '0',
-        '--out',
-        file,
+        'cts-secrets-',
         ...(keep ? ['--keep-secrets'] : []),
       )
-      const minted = await fetch(`${recorder!.url}/v2/tokens`, {
+      const minted = await fetch(`${recorder.url}/v2/tokens`, {
         method: 'POST',
         headers: {
           authorization: `Bearer ${DEMO_KEY_ONE}`,
@@ -188,7 +152,7 @@ for (const keep of [true, false]) {
         body: JSON.stringify({ scopes: ['customers:write'] }),
       })
       const { token } = (await minted.json()) as { token: string }
-      await recorder!.close()
+      await recorder.close()
 
       const replay = await startCli(['--from', file, '--port', '0', '--quiet'])
       const answer = await fetch(`${replay.url}/v1/customers`, {
@@ -206,10 +170,9 @@ for (const keep of [true, false]) {
 
 it('explains a network failure in a sentence with the code after it', async () => {
   const service = await startMisbehaving({ kind: 'cut-short' })
-  onTestFinished(() => service.close())
-  const { exitCode, text } = await verify(service.url)
+  const { exitCode, report } = await verify(service.url)
   expect(exitCode).toBe(3)
-  expect(text).toContain(
+  expect(report).toContain(
     'the connection was closed before the answer ended (UND_ERR_SOCKET)',
   )
 })
