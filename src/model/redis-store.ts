@@ -61,22 +61,52 @@ export interface RedisStore extends Store {
 
 /** The most log entries one read takes: a long catch-up reads in slices. */
 const READ_SLICE = 1000
+/** How often a replica starts again from a whole state that another dropped as it read. */
+const MAX_CATCH_UPS = 5
 /** The largest entry read from Redis, in bytes of JSON. */
 const MAX_ENTRY_BYTES = 256 * 1024 * 1024
 
 // Appends ARGV[2..] to the log if it still holds ARGV[1] entries: the
 // replica's view was whole when it decided. Returns the new length, or
 // -1 - the length (another replica wrote first, or the log was lost).
+// Lengths and places count every entry ever appended: KEYS[3] holds how
+// many were dropped from the front. A whole state makes the entries before
+// the previous whole state useless, so they go: the log holds what a
+// replica that is one whole state behind still needs, and no more.
 const APPEND = `
-local length = redis.call('LLEN', KEYS[1])
+local base = tonumber(redis.call('GET', KEYS[3]) or '0')
+local length = base + redis.call('LLEN', KEYS[1])
 if length ~= tonumber(ARGV[1]) then return -1 - length end
 for i = 2, #ARGV do
   if string.sub(ARGV[i], 1, 9) == '{"state":' then
+    local previous = tonumber(redis.call('GET', KEYS[2]) or '-1')
+    if previous > base then
+      redis.call('LTRIM', KEYS[1], previous - base, -1)
+      base = previous
+      redis.call('SET', KEYS[3], base)
+    end
     redis.call('SET', KEYS[2], length + i - 2)
   end
   redis.call('RPUSH', KEYS[1], ARGV[i])
 end
-return redis.call('LLEN', KEYS[1])
+return base + redis.call('LLEN', KEYS[1])
+`
+
+// Reads up to ARGV[2] entries from place ARGV[1] on, after the count of
+// entries dropped from the front (the first item), which says whether the
+// place asked for is still held.
+const READ = `
+local base = tonumber(redis.call('GET', KEYS[2]) or '0')
+local from = tonumber(ARGV[1]) - base
+if from < 0 then return { tostring(base) } end
+local entries = redis.call('LRANGE', KEYS[1], from, from + tonumber(ARGV[2]) - 1)
+table.insert(entries, 1, tostring(base))
+return entries
+`
+
+// The log's length, counting the entries dropped from its front.
+const LENGTH = `
+return tonumber(redis.call('GET', KEYS[2]) or '0') + redis.call('LLEN', KEYS[1])
 `
 
 // Appends journal entries (ARGV[2..]) and keeps the newest ARGV[1].
@@ -117,6 +147,9 @@ export async function openRedisStore(
   const log = `${namespace}:{sandbox}:log`
   // Where the log's last whole state is: a replica starts reading there.
   const lastState = `${namespace}:{sandbox}:last-state`
+  // How many entries were dropped from the log's front (see APPEND).
+  const base = `${namespace}:{sandbox}:log-base`
+  const logKeys = [log, lastState, base]
   let connected = false
   let fault: StoreFault | undefined
   const client = createClient({
@@ -162,19 +195,29 @@ export async function openRedisStore(
   let lastRemote = 0
   let applying: Promise<void> = Promise.resolve()
 
-  /** Reads entries from `from` on, in slices, stopping at the log's end. */
-  const read = async (from: number): Promise<string[]> => {
+  /**
+   * Reads entries from `from` on, in slices, stopping at the log's end;
+   * `undefined` when the log no longer holds the place `from` (a whole
+   * state made it useless, and the replica must start from that state).
+   */
+  const read = async (from: number): Promise<string[] | undefined> => {
     const texts: string[] = []
     for (;;) {
-      const slice = await client.lRange(
-        log,
-        from + texts.length,
-        from + texts.length + READ_SLICE - 1,
-      )
+      const args = [String(from + texts.length), String(READ_SLICE)]
+      const [dropped, ...slice] = (await client
+        .evalSha(await scripts.read, { keys: [log, base], arguments: args })
+        .catch(reloadScripts(READ, [log, base], args))) as string[]
+      if (from + texts.length < Number(dropped)) return undefined
       texts.push(...slice)
       if (slice.length < READ_SLICE) return texts
     }
   }
+
+  /** The log's length, counting the entries dropped from its front. */
+  const logLength = async (): Promise<number> =>
+    (await client
+      .evalSha(await scripts.length, { keys: [log, base] })
+      .catch(reloadScripts(LENGTH, [log, base], []))) as number
 
   // The append under way: where it begins and what it holds. Until its
   // answer comes, a read may return its entries, which this replica made.
@@ -214,9 +257,12 @@ export async function openRedisStore(
         nextRead = undefined
         const from = seen
         const reading = read(from)
-        const done = applying.then(async () =>
-          applyEntries(from, await reading),
-        )
+        const done = applying.then(async () => {
+          const texts = await reading
+          // Left a whole state behind: start again from the last one.
+          if (texts === undefined) return startFromLastState()
+          return applyEntries(from, texts)
+        })
         applying = done.catch(() => {})
         return done
       },
@@ -226,20 +272,25 @@ export async function openRedisStore(
 
   /** Applies the whole log again from its last whole state: after a change that lost the race. */
   const resync = (): Promise<void> => {
-    const done = applying.then(async () => {
-      const length = await client.lLen(log)
+    const done = applying.then(startFromLastState)
+    applying = done.catch(() => {})
+    return done
+  }
+
+  /** What `resync` does, in the order of applying. */
+  const startFromLastState = async (): Promise<void> => {
+    for (let attempt = 1; ; attempt++) {
+      const length = await logLength()
       if (length === 0) {
         // An empty log (a new Redis, or one that lost it): this replica's
         // state is the first entry, unless another's got there first.
         const text = JSON.stringify({ state: source.dump(), by: origin })
         const first = (await client
           .evalSha(await scripts.append, {
-            keys: [log, lastState],
+            keys: logKeys,
             arguments: ['0', text],
           })
-          .catch(
-            reloadScripts(APPEND, [log, lastState], ['0', text]),
-          )) as number
+          .catch(reloadScripts(APPEND, logKeys, ['0', text]))) as number
         if (first === 1) {
           seen = 1
           lost = false
@@ -248,13 +299,22 @@ export async function openRedisStore(
       }
       // The last whole state and what follows it are all that count.
       const start = Number((await client.get(lastState)) ?? 0)
-      seen = Number.isInteger(start) && start >= 0 && start < length ? start : 0
+      const from =
+        Number.isInteger(start) && start >= 0 && start < length ? start : 0
+      const texts = await read(from)
+      // Another whole state came meanwhile and dropped this one: again.
+      if (texts === undefined) {
+        if (attempt < MAX_CATCH_UPS) continue
+        throw new Error(
+          `The Redis store's log at ${shown} moved on ${MAX_CATCH_UPS} times while this replica read it, or its last whole state (${lastState}) names an entry it no longer holds.`,
+        )
+      }
+      seen = from
       lost = false
-      await applyEntries(seen, await read(seen))
+      await applyEntries(from, texts)
       lastRemote = seen
-    })
-    applying = done.catch(() => {})
-    return done
+      return
+    }
   }
 
   interface Pending {
@@ -325,7 +385,7 @@ export async function openRedisStore(
       const ready = sending.filter((p) => !late.includes(p))
       refuse(late, new StoreConflict())
       if (ready.length === 0) continue
-      const keys = [log, lastState]
+      const keys = logKeys
       const args = [String(seen), ...ready.map((p) => p.text)]
       const sent = scripts.append.then((sha) =>
         client
@@ -344,6 +404,8 @@ export async function openRedisStore(
 
   const scripts = {
     append: client.scriptLoad(APPEND),
+    read: client.scriptLoad(READ),
+    length: client.scriptLoad(LENGTH),
     hit: client.scriptLoad(HIT),
     journal: client.scriptLoad(JOURNAL),
   }
