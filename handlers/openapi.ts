@@ -504,10 +504,8 @@ function describeSurface(
 }
 
 /**
- * The OpenAPI 3.1 document of exactly what one sandbox answers: a fold over
- * its route table, where each operation and each surface route contributes
- * its path item entry and the components it names, generated from the zod
- * schemas its handlers validate with and the options in force.
+ * The OpenAPI 3.1 document of exactly what one sandbox answers, generated
+ * from the zod schemas its handlers validate with and the options in force.
  *
  * @example
  * const document = createOpenApiDocument(sandbox.options)
@@ -516,7 +514,22 @@ function describeSurface(
 export function createOpenApiDocument(
   options: ResolvedOptions,
   version = '0.0.0',
-  operations: readonly OperationDefinition<string>[] = OPERATIONS,
+): JsonObject {
+  return documentRouteTable(options, version, OPERATIONS)
+}
+
+/**
+ * The document as a fold over a route table: each operation and each
+ * surface route contributes its path item entry and the components it
+ * names. `operations` are the API's own unless a test gives others.
+ *
+ * @example
+ * documentRouteTable(resolveOptions(), '0.0.0', [...OPERATIONS, getWidget])
+ */
+export function documentRouteTable(
+  options: ResolvedOptions,
+  version: string,
+  operations: readonly OperationDefinition<string>[],
 ): JsonObject {
   const kit: DocumentKit = {
     options,

@@ -2,8 +2,8 @@
 import { expect, it } from 'vitest'
 import { z } from 'zod'
 import { OPERATIONS } from '../handlers/index.ts'
+import { documentRouteTable } from '../handlers/openapi.ts'
 import { DEMO_KEY_ONE } from '../src/fixtures.ts'
-import { createOpenApiDocument } from '../src/contract.ts'
 import { CustomerSchema } from '../src/model/schemas.ts'
 import { resolveOptions } from '../src/options.ts'
 import { defineOperation } from '../src/request/define-operation.ts'
@@ -119,7 +119,7 @@ it('runs a scenario for the operation, as for the API’s own', async () => {
 })
 
 it('documents the operation from its definition: its path parameter, no body, and the errors its steps declare', () => {
-  const document = createOpenApiDocument(resolveOptions(), '0.0.0', operations)
+  const document = documentRouteTable(resolveOptions(), '0.0.0', operations)
   const entry = (document as any).paths['/v1/customers/{id}'].get
   expect(entry.operationId).toBe('getCustomer')
   expect(entry.tags).toEqual(['Customers'])
