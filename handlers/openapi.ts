@@ -378,17 +378,34 @@ const SANDBOX_TAG = {
     "The sandbox's own surface: inspection, reset, keys, the journal, the clock, scenarios and the assumption ledger. Not part of the imitated API.",
 }
 
-/** What every entry of the route table is documented with. */
-interface DocumentKit {
-  options: ResolvedOptions
-  idempotencyKey: JsonObject
-  scenarioHeader: JsonObject
+const IDEMPOTENCY_KEY = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description: assumption('idempotency'),
+  schema: {
+    type: 'string',
+    minLength: 1,
+    maxLength: 255,
+    pattern: '^[\\x20-\\x7e]+$',
+  },
+}
+
+const SCENARIO_HEADER = {
+  name: 'X-Sandbox-Scenario',
+  in: 'header',
+  required: false,
+  description:
+    'Sandbox only: `status=<400-599>`, `delay_ms=<0-' +
+    MAX_DELAY_MS +
+    '>` or `network_error`, joined with `;`, for this request alone, once the credential is accepted. `status=N` answers N with `code: simulated_failure` (listed under each status of this operation, `default` for the others); a simulated 401 or 403 carries `WWW-Authenticate` as a real one does, a 429 or 503 `Retry-After`.',
+  schema: { type: 'string' },
 }
 
 /** The path item entry of an API operation. */
 function describeOperation(
   spec: OperationDefinition<string>,
-  { options, idempotencyKey, scenarioHeader }: DocumentKit,
+  options: ResolvedOptions,
 ): JsonObject {
   const { document } = spec
   const { success } = document
@@ -406,8 +423,8 @@ function describeOperation(
     parameters: [
       ...pathParameters,
       // An operation without a body keys no retry.
-      ...(spec.bodyTypes ? [idempotencyKey] : []),
-      scenarioHeader,
+      ...(spec.bodyTypes ? [IDEMPOTENCY_KEY] : []),
+      SCENARIO_HEADER,
     ],
     // The body is a named component (the input shape: fields with a
     // default stay optional), so generated clients get a type by its name.
@@ -444,7 +461,7 @@ function describeOperation(
 /** The path item entry of a call of the sandbox's own surface. */
 function describeSurface(
   route: Pick<SurfaceRoute, 'document' | 'guard'>,
-  { options }: DocumentKit,
+  options: ResolvedOptions,
 ): JsonObject {
   const { document, guard } = route
   const steps = SURFACE_STEPS.filter(
@@ -503,6 +520,54 @@ function describeSurface(
   }
 }
 
+/** The problem format's schemas, which every error answer names. */
+const PROBLEM_SCHEMAS = {
+  Problem: {
+    type: 'object',
+    description: `RFC 9457 problem details. ${assumption('errors.shape')}`,
+    required: ['type', 'title', 'status', 'detail', 'code', 'request_id'],
+    properties: {
+      type: {
+        type: 'string',
+        format: 'uri',
+        description: `\`${PROBLEM_TYPE_BASE}<code>\``,
+      },
+      title: { type: 'string' },
+      status: { type: 'integer', minimum: 400, maximum: 599 },
+      detail: { type: 'string' },
+      code: { type: 'string', enum: Object.keys(ERROR_REGISTRY) },
+      request_id: { type: 'string', pattern: '^req_' },
+      errors: {
+        type: 'array',
+        items: ref('FieldError'),
+        maxItems: MAX_FIELD_ERRORS,
+        description: `The first ${MAX_FIELD_ERRORS} problems with the request's fields.`,
+      },
+      errors_omitted: {
+        type: 'integer',
+        minimum: 1,
+        description: `How many further problems were left out of \`errors\`.`,
+      },
+    },
+  },
+  FieldError: {
+    type: 'object',
+    required: ['field', 'code', 'message'],
+    properties: {
+      field: {
+        type: 'string',
+        description: 'The top-level field or header at fault.',
+      },
+      pointer: {
+        type: 'string',
+        description: 'RFC 6901 pointer into the body.',
+      },
+      code: { type: 'string' },
+      message: { type: 'string' },
+    },
+  },
+}
+
 /**
  * The OpenAPI 3.1 document of exactly what one sandbox answers, generated
  * from the zod schemas its handlers validate with and the options in force.
@@ -531,41 +596,16 @@ export function documentRouteTable(
   version: string,
   operations: readonly OperationDefinition<string>[],
 ): JsonObject {
-  const kit: DocumentKit = {
-    options,
-    idempotencyKey: {
-      name: 'Idempotency-Key',
-      in: 'header',
-      required: false,
-      description: assumption('idempotency'),
-      schema: {
-        type: 'string',
-        minLength: 1,
-        maxLength: 255,
-        pattern: '^[\\x20-\\x7e]+$',
-      },
-    },
-    scenarioHeader: {
-      name: 'X-Sandbox-Scenario',
-      in: 'header',
-      required: false,
-      description:
-        'Sandbox only: `status=<400-599>`, `delay_ms=<0-' +
-        MAX_DELAY_MS +
-        '>` or `network_error`, joined with `;`, for this request alone, once the credential is accepted. `status=N` answers N with `code: simulated_failure` (listed under each status of this operation, `default` for the others); a simulated 401 or 403 carries `WWW-Authenticate` as a real one does, a 429 or 503 `Retry-After`.',
-      schema: { type: 'string' },
-    },
-  }
   const table = [
     ...operations.map((spec) => ({
       path: spec.path,
       method: spec.method,
-      describe: () => describeOperation(spec, kit),
+      describe: () => describeOperation(spec, options),
     })),
     ...SURFACE_ROUTES.map((route) => ({
       path: surfacePath(route),
       method: route.method,
-      describe: () => describeSurface(route, kit),
+      describe: () => describeSurface(route, options),
     })),
   ]
   const paths: Record<string, Record<string, JsonObject>> = {}
@@ -646,50 +686,7 @@ export function documentRouteTable(
             },
           ]),
         ),
-        Problem: {
-          type: 'object',
-          description: `RFC 9457 problem details. ${assumption('errors.shape')}`,
-          required: ['type', 'title', 'status', 'detail', 'code', 'request_id'],
-          properties: {
-            type: {
-              type: 'string',
-              format: 'uri',
-              description: `\`${PROBLEM_TYPE_BASE}<code>\``,
-            },
-            title: { type: 'string' },
-            status: { type: 'integer', minimum: 400, maximum: 599 },
-            detail: { type: 'string' },
-            code: { type: 'string', enum: Object.keys(ERROR_REGISTRY) },
-            request_id: { type: 'string', pattern: '^req_' },
-            errors: {
-              type: 'array',
-              items: ref('FieldError'),
-              maxItems: MAX_FIELD_ERRORS,
-              description: `The first ${MAX_FIELD_ERRORS} problems with the request's fields.`,
-            },
-            errors_omitted: {
-              type: 'integer',
-              minimum: 1,
-              description: `How many further problems were left out of \`errors\`.`,
-            },
-          },
-        },
-        FieldError: {
-          type: 'object',
-          required: ['field', 'code', 'message'],
-          properties: {
-            field: {
-              type: 'string',
-              description: 'The top-level field or header at fault.',
-            },
-            pointer: {
-              type: 'string',
-              description: 'RFC 6901 pointer into the body.',
-            },
-            code: { type: 'string' },
-            message: { type: 'string' },
-          },
-        },
+        ...PROBLEM_SCHEMAS,
         ...Object.fromEntries(
           Object.entries(SurfaceSchemas).map(([name, schema]) => [
             `Sandbox${name}`,
