@@ -2,7 +2,7 @@
 import type { z } from 'zod'
 import type { Principal } from './auth.ts'
 import type { Route, SandboxContext } from './context.ts'
-import type { ErrorCode } from './errors.ts'
+import { SandboxError, validationError, type ErrorCode } from './errors.ts'
 import type { Operation } from '../model/operations.ts'
 import type { CreatedRecord } from '../model/db.ts'
 import {
@@ -195,8 +195,21 @@ export function defineOperation<
           : (raw as z.output<Body>),
         now,
         (definition.params
-          ? validateBody(definition.params, params)
+          ? readParams(definition.params, params)
           : params) as z.output<Params>,
       ),
+  }
+}
+
+/** Validates path parameters as fields, without a pointer into the body. */
+function readParams<T>(
+  schema: z.ZodType<T>,
+  params: Record<string, string>,
+): T {
+  try {
+    return validateBody(schema, params)
+  } catch (error) {
+    if (!(error instanceof SandboxError) || !error.errors) throw error
+    throw validationError(error.errors.map(({ pointer: _, ...rest }) => rest))
   }
 }
