@@ -1,4 +1,4 @@
-// The OpenAPI 3.1 document of one sandbox, folded from its handlers and the ledger.
+// The OpenAPI 3.1 document of one sandbox, folded from its route table and the ledger.
 import { OPERATIONS, SURFACE_ROUTES } from './index.ts'
 import type {
   OperationDefinition,
