@@ -72,6 +72,7 @@ export const createCustomer = defineOperation({
   bodyTypes: 'json',
   // A retry of a create refused as a duplicate gets the same 409.
   replays: ['email_taken'],
+  throws: ['email_taken'],
   body: createCustomerBodySchema,
   document: {
     tag: { name: 'Customers', description: 'Version 1: customer records.' },
@@ -95,7 +96,6 @@ export const createCustomer = defineOperation({
         }),
       example: sampleCustomer,
     },
-    errors: { 409: ['email_taken'] },
   },
   authorize(ctx, principal) {
     if (principal.kind === 'token' && !ctx.options.v1AcceptsTokens) {

@@ -1,6 +1,9 @@
-// The list of operations: every route, pattern and document path is built from it.
+// The route table: the operations and the surface routes, which the router and the document are built from.
+import { ACCOUNT_ROUTES } from './account.ts'
 import { createCustomer } from './customers.ts'
+import { DOCUMENT_ROUTE, SANDBOX_ROUTES, type SurfaceEnv } from './sandbox.ts'
 import { createToken } from './tokens.ts'
+import type { SurfaceRoute } from '../src/request/sandbox-api.ts'
 import type { OperationSchemas } from '../src/request/context.ts'
 import type { OperationDefinition } from '../src/request/define-operation.ts'
 import type { Operation } from '../src/model/operations.ts'
@@ -26,16 +29,32 @@ export const OPERATIONS: readonly OperationDefinition[] =
   Object.values(DEFINITIONS)
 
 /**
- * Each operation's request body schema for one sandbox's options, built
- * once when the sandbox is made.
+ * The routes of the sandbox's own surface, in the order of the route table
+ * and of the OpenAPI document, each with its document entry.
+ *
+ * @example
+ * SURFACE_ROUTES.map((route) => route.document.operationId) // ['getHealth', 'getState', …]
+ */
+export const SURFACE_ROUTES: readonly SurfaceRoute<SurfaceEnv>[] = [
+  ...SANDBOX_ROUTES,
+  ...ACCOUNT_ROUTES,
+  DOCUMENT_ROUTE,
+]
+
+/**
+ * The request body schema of each operation that takes a body, for one
+ * sandbox's options, built once when the sandbox is made.
  *
  * @example
  * createOperationSchemas(sandbox.options).createCustomer.safeParse({ name: 'Ada', email: 'ada@example.com' })
  */
 export function createOperationSchemas(
   options: ResolvedOptions,
+  operations: readonly OperationDefinition<string>[] = OPERATIONS,
 ): OperationSchemas {
   return Object.fromEntries(
-    OPERATIONS.map((spec) => [spec.operation, spec.body(options)]),
-  ) as OperationSchemas
+    operations.flatMap((spec) =>
+      spec.body ? [[spec.operation, spec.body(options)]] : [],
+    ),
+  )
 }

@@ -1,7 +1,16 @@
-// The OpenAPI 3.1 document of one sandbox, folded from its handlers and the ledger.
-import { OPERATIONS } from './index.ts'
-import type { OperationDocument } from '../src/request/define-operation.ts'
+// The OpenAPI 3.1 document of one sandbox, folded from its route table and the ledger.
+import { OPERATIONS, SURFACE_ROUTES } from './index.ts'
+import type {
+  OperationDefinition,
+  OperationSpec,
+} from '../src/request/define-operation.ts'
 import { OPERATION_NAMES } from '../src/model/operations.ts'
+import { PIPELINE_STEPS } from '../src/request/pipeline.ts'
+import {
+  SURFACE_STEPS,
+  surfacePath,
+  type SurfaceRoute,
+} from '../src/request/sandbox-api.ts'
 import { z } from 'zod'
 import { LEDGER } from '../src/assumptions.ts'
 import { MAX_DELAY_MS } from '../src/defaults.ts'
@@ -10,19 +19,13 @@ import {
   MAX_FIELD_ERRORS,
   PROBLEM_TYPE_BASE,
   problemJson,
+  type AnswerHeader,
   type ErrorCode,
   type ErrorFormatter,
+  type Throws,
 } from '../src/request/errors.ts'
 import type { ResolvedOptions } from '../src/options.ts'
-import {
-  ApiKeyBodySchema,
-  ClockBodySchema,
-  ResetBodySchema,
-  LatencyBodySchema,
-  ScenarioBodySchema,
-  SandboxSessionSchema,
-  SnapshotBodySchema,
-} from '../src/model/schemas.ts'
+import { SandboxSessionSchema } from '../src/model/schemas.ts'
 
 type JsonObject = Record<string, unknown>
 
@@ -249,62 +252,96 @@ const problemResponse = (
   },
 })
 
-/** The codes and headers of one error status of an operation. */
-type ErrorSpec = [codes: ErrorCode[], headers?: (keyof typeof HEADERS)[]]
+/** The document's name of the header component an error answer carries. */
+const ANSWER_HEADERS: Record<AnswerHeader, keyof typeof HEADERS> = {
+  'WWW-Authenticate': 'WWWAuthenticate',
+  'Retry-After': 'RetryAfter',
+  'Accept-Post': 'AcceptPost',
+  RateLimit: 'RateLimit',
+  'RateLimit-Policy': 'RateLimitPolicy',
+}
 
-// Every answer after the rate limit's check carries its headers, when it is on.
-const RATE_LIMITED: (keyof typeof HEADERS)[] = ['RateLimit', 'RateLimitPolicy']
-
-/** The error answers the pipeline gives every operation of the API. */
-const PIPELINE_ERRORS: Record<number, ErrorSpec> = {
-  400: [['invalid_json'], RATE_LIMITED],
-  401: [
-    ['missing_credentials', 'invalid_credentials', 'token_expired'],
-    ['WWWAuthenticate'],
-  ],
-  403: [['insufficient_scope'], ['WWWAuthenticate', ...RATE_LIMITED]],
-  409: [
-    ['idempotency_in_progress', 'limit_reached'],
-    ['RetryAfter', ...RATE_LIMITED],
-  ],
-  413: [['payload_too_large'], RATE_LIMITED],
-  415: [['unsupported_media_type'], ['AcceptPost', ...RATE_LIMITED]],
-  422: [['validation_failed', 'idempotency_key_reused'], RATE_LIMITED],
-  429: [['rate_limited'], ['RetryAfter', ...RATE_LIMITED]],
-  // @note A scenario's 503 shares the status with a failed write.
-  503: [['storage_unavailable'], ['RetryAfter', ...RATE_LIMITED]],
+/** The codes of one error status, and the headers their answers carry. */
+interface StatusErrors {
+  codes: ErrorCode[]
+  headers: AnswerHeader[]
+  /** Headers an earlier step set, which follow the codes' own. */
+  carried: AnswerHeader[]
 }
 
 /**
- * The error answers of an API operation: its own codes before the
- * pipeline's. A scenario keeps the status it asks for and says
+ * Folds declared codes into error answers by status: each code under its
+ * status once, in the order declared, with its headers and those carried.
+ */
+function foldErrors(
+  declared: { throws: Throws; carried?: readonly AnswerHeader[] }[],
+): Map<number, StatusErrors> {
+  const statuses = new Map<number, StatusErrors>()
+  for (const { throws, carried = [] } of declared) {
+    for (const [code, headers = []] of Object.entries(throws) as [
+      ErrorCode,
+      readonly AnswerHeader[] | undefined,
+    ][]) {
+      const { status } = ERROR_REGISTRY[code]
+      let entry = statuses.get(status)
+      if (!entry)
+        statuses.set(status, (entry = { codes: [], headers: [], carried: [] }))
+      if (!entry.codes.includes(code)) entry.codes.push(code)
+      for (const name of headers)
+        if (!entry.headers.includes(name)) entry.headers.push(name)
+      for (const name of carried)
+        if (!entry.carried.includes(name)) entry.carried.push(name)
+    }
+  }
+  return statuses
+}
+
+const headersOf = ({ headers, carried }: StatusErrors) =>
+  [...headers, ...carried.filter((name) => !headers.includes(name))].map(
+    (name) => ANSWER_HEADERS[name],
+  )
+
+/**
+ * The error answers of an API operation, derived from what the pipeline's
+ * steps declare (`PIPELINE_STEPS`) and the operation's own `throws`, listed
+ * first. A scenario keeps the status it asks for and says
  * `simulated_failure`, so every declared status lists that code too (what a
  * generated client or a validating proxy then expects), and any other
  * status falls to `default`.
  */
-const operationErrors = (
-  own: OperationDocument['errors'] = {},
-  replays: readonly ErrorCode[] = [],
-) => {
-  const statuses = new Set(
-    [...Object.keys(PIPELINE_ERRORS), ...Object.keys(own)].map(Number),
+const operationErrors = (spec: OperationSpec) => {
+  const steps = PIPELINE_STEPS.filter((step) => !step.body || spec.bodyTypes)
+  const declared: { throws: Throws; carried: AnswerHeader[] }[] = []
+  let carried: AnswerHeader[] = []
+  for (const step of steps) {
+    carried = [...carried, ...(step.sets ?? [])]
+    declared.push({ throws: step.throws, carried })
+  }
+  // The operation's own step runs last, after every header is set.
+  const own: Throws = Object.fromEntries(
+    (spec.throws ?? []).map((code) => [code, []]),
   )
+  const statuses = foldErrors([{ throws: own, carried }, ...declared])
+  const anyStatus = steps.flatMap((step) => step.anyStatus ?? [])
   return {
     ...Object.fromEntries(
-      [...statuses].map((status) => {
-        const [codes = [], headers = []] = PIPELINE_ERRORS[status] ?? []
+      [...statuses].map(([status, entry]) => {
         // An answer of the operation's own that an Idempotency-Key replays.
-        const replayed = own[status]?.some((code) => replays.includes(code))
+        const replayed = entry.codes.some((code) =>
+          spec.replays?.includes(code),
+        )
         return [
           status,
           problemResponse(
-            [...(own[status] ?? []), ...codes, 'simulated_failure'],
-            replayed ? [...headers, 'IdempotentReplayed'] : headers,
+            [...entry.codes, ...anyStatus],
+            replayed
+              ? [...headersOf(entry), 'IdempotentReplayed']
+              : headersOf(entry),
           ),
         ]
       }),
     ),
-    default: SIMULATED,
+    ...(anyStatus.length > 0 && { default: SIMULATED }),
   }
 }
 
@@ -323,115 +360,213 @@ const SIMULATED = {
 
 const okJson = (
   description: string,
-  schema: JsonObject,
-  status = 200,
-  headers: (keyof typeof HEADERS)[] = [],
+  schema: JsonObject | undefined,
+  headers: readonly (keyof typeof HEADERS)[] = [],
 ) => ({
-  [status]: {
-    description,
-    headers: headerRefs(headers),
-    content: { 'application/json': { schema } },
-  },
+  description,
+  headers: headerRefs([...headers]),
+  ...(schema && { content: { 'application/json': { schema } } }),
 })
-
-/**
- * What each call of the sandbox's own surface does, by its summary: the
- * `description` of its operation.
- */
-const SURFACE_DESCRIPTIONS = {
-  'Health check':
-    'Answers 200 while the sandbox serves and stores; 503 `degraded` after a failed write of the data file. Needs no credential.',
-  'Inspect state':
-    'Every account with its masked keys, every customer and every token (masked secrets), and the sandbox time.',
-  'Reset to the seed':
-    'Puts the data back to the fixtures and the seeded customers (of `seed` when given), and clears the clock, the journal and the scenarios.',
-  'Mint an API key':
-    'Creates an account and its `sk_test_` key; the key is shown in this answer only.',
-  'Read the journal':
-    'The requests the API operations answered, newest first, with masked credentials; `limit` keeps the newest N.',
-  'Clear the journal': 'Empties the request journal.',
-  'Read the clock':
-    'The sandbox time that drives `created_at`, expiry and idempotency windows, and whether it is frozen.',
-  'Set or advance the clock':
-    'Moves the sandbox clock by `advance_seconds` or to `now`; by default it stays there until moved again (`clockAfterSet: "running"` lets it run on). A move that would leave the years 0000 to 9999 is `422 out_of_range`.',
-  'List scenarios': 'The queued scenarios, oldest first.',
-  'Queue a scenario':
-    'Makes the next `times` calls of `operation` fail with `status` (code `simulated_failure`), wait `delay_ms` or drop the connection.',
-  'Clear scenarios':
-    'Empties the scenario queue and puts the global latency back to its option.',
-  'List snapshots': 'The snapshots taken, oldest first.',
-  'Take a snapshot':
-    'Saves the data and the clock under `name`, to restore them later; the same name replaces the earlier snapshot.',
-  'Restore a snapshot':
-    'Puts back the data and the clock of the snapshot `name`; the journal and the scenarios stay as they are.',
-  'Read the global latency':
-    'The range of milliseconds every API call waits before it is answered.',
-  'Set the global latency':
-    'Makes every API call wait a uniformly drawn time from `min_ms` to `max_ms`.',
-  'Remove the global latency': 'API calls no longer wait: 0–0.',
-  'Export the session':
-    'The whole session (options, data, clock, journal, id positions) to replay it with `createSandbox({ from })` or `--from`.',
-  'Read the assumption ledger':
-    'Every "not shown" item of the interface with the default the sandbox assumes, its option and its current value.',
-  'Read the account clock':
-    "The clock of the account whose API key is the Bearer credential: its own (`own: true`) once set or advanced, the sandbox clock otherwise. It drives that account's `created_at`, token expiry and journal times; idempotency and rate-limit windows stay on the sandbox clock.",
-  'Set or advance the account clock':
-    'Gives the account a clock of its own, starting from the sandbox time, and moves it; other accounts and the sandbox clock stay where they are (like a Stripe test clock).',
-  'Drop the account clock': 'The account follows the sandbox clock again.',
-  'List the account scenarios':
-    "The scenarios queued for the account's own calls.",
-  'Queue an account scenario':
-    "Fails or delays the account's next matching calls; only requests authenticated as the account consume it, before the sandbox-wide queue. `limits.scenarios` bounds each account's queue and all of them together.",
-  'Clear the account scenarios': "Empties the account's queue.",
-  'Read the account journal':
-    "The journal's entries of requests authenticated as the account, newest first (a view of the journal, so `journalLimit` bounds it).",
-  'Clear the account journal':
-    "Hides the account's entries so far from this view; the sandbox journal keeps them.",
-  'Read this document':
-    'This OpenAPI 3.1 document, generated from the schemas the handlers validate with and the options in force. Needs no credential.',
-} as const
-
-/**
- * The `operationId` of each call of the sandbox's own surface, by its
- * summary: short names a generator turns into functions (`setClock()`).
- * They replaced `sandbox` + the summary in camel case
- * (`sandboxSetOrAdvanceTheClock`) as a deliberate break recorded in the
- * changelog; a name that ships stays (docs/versioning.md).
- */
-const SURFACE_OPERATION_IDS = {
-  'Health check': 'getHealth',
-  'Inspect state': 'getState',
-  'Reset to the seed': 'reset',
-  'Mint an API key': 'createApiKey',
-  'Read the journal': 'listRequests',
-  'Clear the journal': 'clearRequests',
-  'Read the clock': 'getClock',
-  'Set or advance the clock': 'setClock',
-  'List scenarios': 'listScenarios',
-  'Queue a scenario': 'queueScenario',
-  'Clear scenarios': 'clearScenarios',
-  'List snapshots': 'listSnapshots',
-  'Take a snapshot': 'createSnapshot',
-  'Restore a snapshot': 'restoreSnapshot',
-  'Read the global latency': 'getLatency',
-  'Set the global latency': 'setLatency',
-  'Remove the global latency': 'clearLatency',
-  'Export the session': 'exportSession',
-  'Read the assumption ledger': 'listAssumptions',
-  'Read the account clock': 'getAccountClock',
-  'Set or advance the account clock': 'setAccountClock',
-  'Drop the account clock': 'clearAccountClock',
-  'List the account scenarios': 'listAccountScenarios',
-  'Queue an account scenario': 'queueAccountScenario',
-  'Clear the account scenarios': 'clearAccountScenarios',
-  'Read the account journal': 'listAccountRequests',
-  'Clear the account journal': 'clearAccountRequests',
-  'Read this document': 'getOpenApiDocument',
-} as const satisfies Record<keyof typeof SURFACE_DESCRIPTIONS, string>
 
 const ref = (name: string): JsonObject => ({
   $ref: `#/components/schemas/${name}`,
 })
+
+const SANDBOX_TAG = {
+  name: 'Sandbox',
+  description:
+    "The sandbox's own surface: inspection, reset, keys, the journal, the clock, scenarios and the assumption ledger. Not part of the imitated API.",
+}
+
+const IDEMPOTENCY_KEY = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description: assumption('idempotency'),
+  schema: {
+    type: 'string',
+    minLength: 1,
+    maxLength: 255,
+    pattern: '^[\\x20-\\x7e]+$',
+  },
+}
+
+const SCENARIO_HEADER = {
+  name: 'X-Sandbox-Scenario',
+  in: 'header',
+  required: false,
+  description:
+    'Sandbox only: `status=<400-599>`, `delay_ms=<0-' +
+    MAX_DELAY_MS +
+    '>` or `network_error`, joined with `;`, for this request alone, once the credential is accepted. `status=N` answers N with `code: simulated_failure` (listed under each status of this operation, `default` for the others); a simulated 401 or 403 carries `WWW-Authenticate` as a real one does, a 429 or 503 `Retry-After`.',
+  schema: { type: 'string' },
+}
+
+/** The path item entry of an API operation. */
+function describeOperation(
+  spec: OperationDefinition<string>,
+  options: ResolvedOptions,
+): JsonObject {
+  const { document } = spec
+  const { success } = document
+  const pathParameters = spec.params
+    ? Object.entries(
+        (jsonSchema(spec.params, 'input') as { properties: JsonObject })
+          .properties,
+      ).map(([name, schema]) => ({ name, in: 'path', required: true, schema }))
+    : []
+  return {
+    tags: [document.tag.name],
+    summary: document.summary,
+    operationId: spec.operation,
+    description: document.description(options, assumption),
+    parameters: [
+      ...pathParameters,
+      // An operation without a body keys no retry.
+      ...(spec.bodyTypes ? [IDEMPOTENCY_KEY] : []),
+      SCENARIO_HEADER,
+    ],
+    // The body is a named component (the input shape: fields with a
+    // default stay optional), so generated clients get a type by its name.
+    ...(spec.body &&
+      document.requestName && {
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: ref(document.requestName),
+              example: document.example?.(options),
+            },
+          },
+        },
+      }),
+    responses: {
+      [success.status]: {
+        description: success.description,
+        headers: {
+          ...headerRefs([
+            ...(spec.bodyTypes ? (['IdempotentReplayed'] as const) : []),
+            'RateLimit',
+            'RateLimitPolicy',
+          ]),
+          ...success.headers,
+        },
+        content: { 'application/json': { schema: ref(success.name) } },
+      },
+      ...operationErrors(spec),
+    },
+  }
+}
+
+/** The path item entry of a call of the sandbox's own surface. */
+function describeSurface(
+  route: Pick<SurfaceRoute, 'document' | 'guard'>,
+  options: ResolvedOptions,
+): JsonObject {
+  const { document, guard } = route
+  const steps = SURFACE_STEPS.filter(
+    (step) =>
+      (!step.guard || step.guard === guard) &&
+      (!step.adminToken || options.adminToken !== undefined),
+  )
+  const own: Throws = Object.fromEntries(
+    (document.throws ?? []).map((code) => [code, []]),
+  )
+  const errors = foldErrors([{ throws: own }, ...steps])
+  const security =
+    guard === 'account'
+      ? [{ bearerAuth: [] }]
+      : guard === 'admin' && options.adminToken !== undefined
+        ? [{ adminToken: [] }]
+        : []
+  const { body } = document
+  return {
+    tags: [SANDBOX_TAG.name],
+    summary: document.summary,
+    description: document.description,
+    operationId: document.operationId,
+    security,
+    ...(body && {
+      requestBody: {
+        required: false,
+        content: {
+          'application/json': {
+            schema: {
+              ...jsonSchema(body.schema, 'input'),
+              // @note The rules that span fields, so that the document
+              // refuses what the server refuses.
+              ...(body.description && { description: body.description }),
+              ...(body.anyOf && { anyOf: body.anyOf }),
+            },
+          },
+        },
+      },
+    }),
+    responses: {
+      ...Object.fromEntries(
+        Object.entries(document.answers).map(([status, answer]) => [
+          status,
+          okJson(answer.description, answer.schema, answer.headers),
+        ]),
+      ),
+      ...Object.fromEntries(
+        [...errors].map(([status, entry]) => [
+          status,
+          problemResponse(entry.codes, headersOf(entry)),
+        ]),
+      ),
+    },
+    ...(document.parameters && { parameters: document.parameters }),
+  }
+}
+
+/** The problem format's schemas, which every error answer names. */
+const PROBLEM_SCHEMAS = {
+  Problem: {
+    type: 'object',
+    description: `RFC 9457 problem details. ${assumption('errors.shape')}`,
+    required: ['type', 'title', 'status', 'detail', 'code', 'request_id'],
+    properties: {
+      type: {
+        type: 'string',
+        format: 'uri',
+        description: `\`${PROBLEM_TYPE_BASE}<code>\``,
+      },
+      title: { type: 'string' },
+      status: { type: 'integer', minimum: 400, maximum: 599 },
+      detail: { type: 'string' },
+      code: { type: 'string', enum: Object.keys(ERROR_REGISTRY) },
+      request_id: { type: 'string', pattern: '^req_' },
+      errors: {
+        type: 'array',
+        items: ref('FieldError'),
+        maxItems: MAX_FIELD_ERRORS,
+        description: `The first ${MAX_FIELD_ERRORS} problems with the request's fields.`,
+      },
+      errors_omitted: {
+        type: 'integer',
+        minimum: 1,
+        description: `How many further problems were left out of \`errors\`.`,
+      },
+    },
+  },
+  FieldError: {
+    type: 'object',
+    required: ['field', 'code', 'message'],
+    properties: {
+      field: {
+        type: 'string',
+        description: 'The top-level field or header at fault.',
+      },
+      pointer: {
+        type: 'string',
+        description: 'RFC 6901 pointer into the body.',
+      },
+      code: { type: 'string' },
+      message: { type: 'string' },
+    },
+  },
+}
 
 /**
  * The OpenAPI 3.1 document of exactly what one sandbox answers, generated
@@ -445,175 +580,37 @@ export function createOpenApiDocument(
   options: ResolvedOptions,
   version = '0.0.0',
 ): JsonObject {
-  const idempotencyKey = {
-    name: 'Idempotency-Key',
-    in: 'header',
-    required: false,
-    description: assumption('idempotency'),
-    schema: {
-      type: 'string',
-      minLength: 1,
-      maxLength: 255,
-      pattern: '^[\\x20-\\x7e]+$',
-    },
-  }
-  const scenarioHeader = {
-    name: 'X-Sandbox-Scenario',
-    in: 'header',
-    required: false,
-    description:
-      'Sandbox only: `status=<400-599>`, `delay_ms=<0-' +
-      MAX_DELAY_MS +
-      '>` or `network_error`, joined with `;`, for this request alone, once the credential is accepted. `status=N` answers N with `code: simulated_failure` (listed under each status of this operation, `default` for the others); a simulated 401 or 403 carries `WWW-Authenticate` as a real one does, a 429 or 503 `Retry-After`.',
-    schema: { type: 'string' },
-  }
-  const common = (names: (keyof typeof HEADERS)[] = []) => headerRefs(names)
-  const operationPaths: Record<string, Record<string, JsonObject>> = {}
-  for (const spec of OPERATIONS) {
-    const { document } = spec
-    const { success } = document
-    const operation = {
-      tags: [document.tag.name],
-      summary: document.summary,
-      operationId: spec.operation,
-      description: document.description(options, assumption),
-      parameters: [idempotencyKey, scenarioHeader],
-      // The body is a named component (the input shape: fields with a
-      // default stay optional), so generated clients get a type by its name.
-      requestBody: {
-        required: true,
-        content: {
-          'application/json': {
-            schema: ref(document.requestName),
-            example: document.example(options),
-          },
-        },
-      },
-      responses: {
-        [success.status]: {
-          description: success.description,
-          headers: {
-            ...common(['IdempotentReplayed', 'RateLimit', 'RateLimitPolicy']),
-            ...success.headers,
-          },
-          content: { 'application/json': { schema: ref(success.name) } },
-        },
-        ...operationErrors(document.errors, spec.replays),
-      },
-    }
-    ;(operationPaths[spec.path] ??= {})[spec.method.toLowerCase()] = operation
-  }
-  // @note The rules that span fields, stated so that the document refuses
-  // what the server refuses: a scenario must do something, and a latency
-  // range must not run backwards (JSON Schema cannot compare two fields, so
-  // that one is said in words).
-  const scenarioBody = {
-    ...jsonSchema(ScenarioBodySchema, 'input'),
-    description:
-      'At least one effect: a `status`, a `delay_ms` or `network_error: true`.',
-    anyOf: [
-      { required: ['status'] },
-      { required: ['delay_ms'] },
-      {
-        required: ['network_error'],
-        properties: { network_error: { const: true } },
-      },
-    ],
-  }
-  const latencyBody = {
-    ...jsonSchema(LatencyBodySchema, 'input'),
-    description:
-      '`min_ms` must not exceed `max_ms`; a range that runs backwards is `422 validation_failed`.',
-  }
+  return documentRouteTable(options, version, OPERATIONS)
+}
 
-  const surface = (
-    summary: keyof typeof SURFACE_DESCRIPTIONS,
-    responses: JsonObject,
-    body?: JsonObject,
-  ) => ({
-    tags: ['Sandbox'],
-    summary,
-    description: SURFACE_DESCRIPTIONS[summary],
-    operationId: SURFACE_OPERATION_IDS[summary],
-    security: options.adminToken === undefined ? [] : [{ adminToken: [] }],
-    ...(body && {
-      requestBody: {
-        required: false,
-        content: { 'application/json': { schema: body } },
-      },
-    }),
-    responses: {
-      ...responses,
-      ...(options.adminToken !== undefined && {
-        '401': problemResponse(
-          ['missing_credentials', 'invalid_credentials'],
-          ['WWWAuthenticate'],
-        ),
-      }),
-      '400': problemResponse(['invalid_json']),
-      // The standalone server's edge (issue 14): foreign origins, rebinding.
-      '403': problemResponse(['forbidden_origin']),
-      '421': problemResponse(['host_not_allowed']),
-      '422': problemResponse(['validation_failed']),
-    },
-  })
-  const LIMIT_REACHED = { '409': problemResponse(['limit_reached']) }
-  const withResponses = (
-    operation: ReturnType<typeof surface>,
-    responses: JsonObject,
-  ) => ({
-    ...operation,
-    responses: { ...operation.responses, ...responses },
-  })
-  const restoreSurface = (...args: Parameters<typeof surface>) => {
-    const operation = surface(...args)
-    return {
-      ...operation,
-      responses: {
-        ...operation.responses,
-        '404': problemResponse(['not_found']),
-      },
-    }
-  }
-  const noContent = { '204': { description: 'Done.', headers: common() } }
-  // The account-scoped controls: the Bearer credential is one of the
-  // account's API keys, never the admin token.
-  const accountSurface = (
-    summary: keyof typeof SURFACE_DESCRIPTIONS,
-    responses: JsonObject,
-    { body, extra }: { body?: JsonObject; extra?: JsonObject } = {},
-  ) => {
-    const operation = surface(summary, responses, body)
-    return {
-      ...operation,
-      security: [{ bearerAuth: [] }],
-      responses: {
-        ...operation.responses,
-        '401': problemResponse(
-          ['missing_credentials', 'invalid_credentials'],
-          ['WWWAuthenticate'],
-        ),
-        '403': problemResponse(
-          ['insufficient_scope', 'forbidden_origin'],
-          ['WWWAuthenticate'],
-        ),
-        ...extra,
-      },
-    }
-  }
-  const scenarioList = okJson('Queued scenarios.', {
-    type: 'object',
-    properties: { scenarios: { type: 'array', items: ref('SandboxScenario') } },
-    required: ['scenarios'],
-  })
-  const journalList = (description: string) =>
-    okJson(description, {
-      type: 'object',
-      properties: {
-        requests: { type: 'array', items: ref('SandboxJournalEntry') },
-      },
-      required: ['requests'],
-    })
+/**
+ * The document as a fold over a route table: each operation and each
+ * surface route contributes its path item entry and the components it
+ * names. `operations` are the API's own unless a test gives others.
+ *
+ * @example
+ * documentRouteTable(resolveOptions(), '0.0.0', [...OPERATIONS, getWidget])
+ */
+export function documentRouteTable(
+  options: ResolvedOptions,
+  version: string,
+  operations: readonly OperationDefinition<string>[],
+): JsonObject {
+  const table = [
+    ...operations.map((spec) => ({
+      path: spec.path,
+      method: spec.method,
+      describe: () => describeOperation(spec, options),
+    })),
+    ...SURFACE_ROUTES.map((route) => ({
+      path: surfacePath(route),
+      method: route.method,
+      describe: () => describeSurface(route, options),
+    })),
+  ]
+  const paths: Record<string, Record<string, JsonObject>> = {}
+  for (const { path, method, describe } of table)
+    (paths[path] ??= {})[method.toLowerCase()] = describe()
 
   return describeErrorFormat(options.errorFormat, {
     openapi: '3.1.0',
@@ -646,291 +643,11 @@ export function createOpenApiDocument(
     security: [{ bearerAuth: [] }],
     tags: [
       ...new Map(
-        OPERATIONS.map(({ document: { tag } }) => [tag.name, tag]),
+        operations.map(({ document: { tag } }) => [tag.name, tag]),
       ).values(),
-      {
-        name: 'Sandbox',
-        description:
-          "The sandbox's own surface: inspection, reset, keys, the journal, the clock, scenarios and the assumption ledger. Not part of the imitated API.",
-      },
+      SANDBOX_TAG,
     ],
-    paths: {
-      ...operationPaths,
-      '/__sandbox/health': {
-        get: {
-          ...surface('Health check', {
-            ...okJson('Up.', ref('SandboxHealth')),
-            '503': {
-              description:
-                'Degraded: the last write of the data file failed (a server with `--data-file` only); back to 200 once a write succeeds.',
-              headers: common(['RetryAfter']),
-              content: {
-                'application/json': { schema: ref('SandboxHealthDegraded') },
-              },
-            },
-          }),
-          security: [],
-        },
-      },
-      '/__sandbox/state': {
-        get: {
-          ...surface('Inspect state', {
-            '200': {
-              description: 'Accounts, customers and tokens; secrets masked.',
-              headers: common(['ETag', 'CacheControlNoCache']),
-              content: { 'application/json': { schema: ref('SandboxState') } },
-            },
-            '304': {
-              description:
-                'Unchanged since the `ETag` sent in `If-None-Match`; no body.',
-              headers: common(['ETag', 'CacheControlNoCache']),
-            },
-          }),
-          parameters: [
-            {
-              name: 'If-None-Match',
-              in: 'header',
-              required: false,
-              description:
-                'An `ETag` of this answer: `304` while the state is unchanged.',
-              schema: { type: 'string' },
-            },
-          ],
-        },
-      },
-      '/__sandbox/reset': {
-        post: surface(
-          'Reset to the seed',
-          okJson(
-            'Back to the fixtures and the seeded data.',
-            ref('SandboxReset'),
-          ),
-          jsonSchema(ResetBodySchema, 'input'),
-        ),
-      },
-      '/__sandbox/api-keys': {
-        post: withResponses(
-          surface(
-            'Mint an API key',
-            okJson(
-              'A new account and its key (shown this once).',
-              ref('SandboxCreatedApiKey'),
-              201,
-              ['CacheControl'],
-            ),
-            jsonSchema(ApiKeyBodySchema, 'input'),
-          ),
-          LIMIT_REACHED,
-        ),
-      },
-      '/__sandbox/requests': {
-        get: {
-          ...surface(
-            'Read the journal',
-            okJson('Requests, newest first.', {
-              type: 'object',
-              properties: {
-                requests: { type: 'array', items: ref('SandboxJournalEntry') },
-              },
-              required: ['requests'],
-            }),
-          ),
-          parameters: [
-            {
-              name: 'limit',
-              in: 'query',
-              required: false,
-              schema: { type: 'integer', minimum: 0 },
-            },
-          ],
-        },
-        delete: surface('Clear the journal', noContent),
-      },
-      '/__sandbox/clock': {
-        get: surface(
-          'Read the clock',
-          okJson('The sandbox time.', ref('SandboxClock')),
-        ),
-        post: withResponses(
-          surface(
-            'Set or advance the clock',
-            okJson('The new sandbox time.', ref('SandboxClock')),
-            jsonSchema(ClockBodySchema, 'input'),
-          ),
-          {
-            '422': problemResponse(['validation_failed', 'out_of_range']),
-          },
-        ),
-      },
-      '/__sandbox/scenarios': {
-        get: surface(
-          'List scenarios',
-          okJson('Queued scenarios.', {
-            type: 'object',
-            properties: {
-              scenarios: { type: 'array', items: ref('SandboxScenario') },
-            },
-            required: ['scenarios'],
-          }),
-        ),
-        post: withResponses(
-          surface(
-            'Queue a scenario',
-            okJson('The queued scenario.', ref('SandboxScenario'), 201),
-            scenarioBody,
-          ),
-          LIMIT_REACHED,
-        ),
-        delete: surface('Clear scenarios', noContent),
-      },
-      '/__sandbox/snapshots': {
-        get: surface(
-          'List snapshots',
-          okJson('The snapshots taken, oldest first.', {
-            type: 'object',
-            properties: {
-              snapshots: { type: 'array', items: ref('SandboxSnapshot') },
-            },
-            required: ['snapshots'],
-          }),
-        ),
-        post: withResponses(
-          surface(
-            'Take a snapshot',
-            okJson(
-              'The snapshot taken: data and clock.',
-              ref('SandboxSnapshot'),
-              201,
-            ),
-            jsonSchema(SnapshotBodySchema, 'input'),
-          ),
-          LIMIT_REACHED,
-        ),
-      },
-      '/__sandbox/snapshots/restore': {
-        post: {
-          ...restoreSurface(
-            'Restore a snapshot',
-            okJson(
-              'The data and clock are back; the journal and scenarios stay.',
-              ref('SandboxRestored'),
-            ),
-            jsonSchema(SnapshotBodySchema, 'input'),
-          ),
-        },
-      },
-      '/__sandbox/latency': {
-        get: surface(
-          'Read the global latency',
-          okJson(
-            'The latency range of every API call (0–0 for none).',
-            ref('SandboxLatency'),
-          ),
-        ),
-        post: surface(
-          'Set the global latency',
-          okJson('The new latency range.', ref('SandboxLatency')),
-          latencyBody,
-        ),
-        delete: surface(
-          'Remove the global latency',
-          okJson('No latency: 0–0.', ref('SandboxLatency')),
-        ),
-      },
-      '/__sandbox/export': {
-        get: {
-          ...surface(
-            'Export the session',
-            okJson(
-              'Options, data, clock, journal and id positions, with every secret masked (`"secrets": "masked"`) unless `?secrets=include`: start a sandbox from a full export with createSandbox({ from }) or --from.',
-              ref('SandboxSession'),
-              200,
-              ['CacheControl'],
-            ),
-          ),
-          parameters: [
-            {
-              name: 'secrets',
-              in: 'query',
-              required: false,
-              description:
-                '`include` for the full secrets (on the standalone server: from this machine or with the admin token, never for a foreign Origin); `mask` (the default) masks them.',
-              schema: { type: 'string', enum: ['include', 'mask'] },
-            },
-          ],
-        },
-      },
-      '/__sandbox/assumptions': {
-        get: surface(
-          'Read the assumption ledger',
-          okJson('Every "not shown" item of the interface.', {
-            type: 'object',
-            properties: {
-              assumptions: { type: 'array', items: ref('SandboxAssumption') },
-            },
-            required: ['assumptions'],
-          }),
-        ),
-      },
-      '/__sandbox/account/clock': {
-        get: accountSurface(
-          'Read the account clock',
-          okJson("The account's time.", ref('SandboxAccountClock')),
-        ),
-        post: accountSurface(
-          'Set or advance the account clock',
-          okJson("The account's new time.", ref('SandboxAccountClock')),
-          {
-            body: jsonSchema(ClockBodySchema, 'input'),
-            extra: {
-              '422': problemResponse(['validation_failed', 'out_of_range']),
-            },
-          },
-        ),
-        delete: accountSurface(
-          'Drop the account clock',
-          okJson("The account's time.", ref('SandboxAccountClock')),
-        ),
-      },
-      '/__sandbox/account/scenarios': {
-        get: accountSurface('List the account scenarios', scenarioList),
-        post: accountSurface(
-          'Queue an account scenario',
-          okJson('The queued scenario.', ref('SandboxScenario'), 201),
-          {
-            body: scenarioBody,
-            extra: LIMIT_REACHED,
-          },
-        ),
-        delete: accountSurface('Clear the account scenarios', noContent),
-      },
-      '/__sandbox/account/requests': {
-        get: {
-          ...accountSurface(
-            'Read the account journal',
-            journalList("The account's requests, newest first."),
-          ),
-          parameters: [
-            {
-              name: 'limit',
-              in: 'query',
-              required: false,
-              schema: { type: 'integer', minimum: 0 },
-            },
-          ],
-        },
-        delete: accountSurface('Clear the account journal', noContent),
-      },
-      '/openapi.json': {
-        get: {
-          ...surface(
-            'Read this document',
-            okJson('This OpenAPI document.', { type: 'object' }),
-          ),
-          security: [],
-        },
-      },
-    },
+    paths,
     components: {
       securitySchemes: {
         bearerAuth: {
@@ -949,13 +666,19 @@ export function createOpenApiDocument(
       headers: HEADERS,
       schemas: {
         ...Object.fromEntries(
-          OPERATIONS.map((spec) => [
-            spec.document.requestName,
-            jsonSchema(spec.body(options), 'input'),
-          ]),
+          operations.flatMap((spec) =>
+            spec.body && spec.document.requestName
+              ? [
+                  [
+                    spec.document.requestName,
+                    jsonSchema(spec.body(options), 'input'),
+                  ],
+                ]
+              : [],
+          ),
         ),
         ...Object.fromEntries(
-          OPERATIONS.map(({ document: { success } }) => [
+          operations.map(({ document: { success } }) => [
             success.name,
             {
               ...jsonSchema(success.schema(options)),
@@ -963,50 +686,7 @@ export function createOpenApiDocument(
             },
           ]),
         ),
-        Problem: {
-          type: 'object',
-          description: `RFC 9457 problem details. ${assumption('errors.shape')}`,
-          required: ['type', 'title', 'status', 'detail', 'code', 'request_id'],
-          properties: {
-            type: {
-              type: 'string',
-              format: 'uri',
-              description: `\`${PROBLEM_TYPE_BASE}<code>\``,
-            },
-            title: { type: 'string' },
-            status: { type: 'integer', minimum: 400, maximum: 599 },
-            detail: { type: 'string' },
-            code: { type: 'string', enum: Object.keys(ERROR_REGISTRY) },
-            request_id: { type: 'string', pattern: '^req_' },
-            errors: {
-              type: 'array',
-              items: ref('FieldError'),
-              maxItems: MAX_FIELD_ERRORS,
-              description: `The first ${MAX_FIELD_ERRORS} problems with the request's fields.`,
-            },
-            errors_omitted: {
-              type: 'integer',
-              minimum: 1,
-              description: `How many further problems were left out of \`errors\`.`,
-            },
-          },
-        },
-        FieldError: {
-          type: 'object',
-          required: ['field', 'code', 'message'],
-          properties: {
-            field: {
-              type: 'string',
-              description: 'The top-level field or header at fault.',
-            },
-            pointer: {
-              type: 'string',
-              description: 'RFC 6901 pointer into the body.',
-            },
-            code: { type: 'string' },
-            message: { type: 'string' },
-          },
-        },
+        ...PROBLEM_SCHEMAS,
         ...Object.fromEntries(
           Object.entries(SurfaceSchemas).map(([name, schema]) => [
             `Sandbox${name}`,

@@ -11,6 +11,7 @@ import { STORAGE_RETRY_AFTER_SECONDS } from '../src/request/errors.ts'
 import type { SandboxCore } from '../src/sandbox.ts'
 import {
   ApiKeyBodySchema,
+  ClockBodySchema,
   ResetBodySchema,
   LatencyBodySchema,
   ScenarioBodySchema,
@@ -26,16 +27,26 @@ import {
 } from '../src/request/scenarios.ts'
 import { maskSession } from '../src/model/secrets.ts'
 import {
-  runSandboxCall,
-  sandboxRoute,
+  bindSurfaceRoute,
+  listOf,
+  schemaRef,
   type SandboxCall,
+  type SurfaceDocument,
+  type SurfaceRoute,
 } from '../src/request/sandbox-api.ts'
 import { clip } from '../src/request/validation.ts'
 import { LimitReachedError } from '../src/request/limits.ts'
 import { createStateTag, noneMatchHits } from '../src/request/state-tag.ts'
-import { createPacer, streamJson } from '../src/request/json-stream.ts'
+import {
+  createPacer,
+  streamJson,
+  type Pacer,
+} from '../src/request/json-stream.ts'
 
-type SandboxResolver = (call: SandboxCall) => Response | Promise<Response>
+type SandboxResolver = (
+  call: SandboxCall,
+  env: SurfaceEnv,
+) => Response | Promise<Response>
 
 const AnyObject = z.record(z.string(), z.unknown())
 const IsoDateTime = z.iso.datetime({ offset: true })
@@ -191,6 +202,24 @@ export function readLimit(url: URL): { limit?: number } {
   return raw === null ? {} : { limit: Number(raw) }
 }
 
+/**
+ * The body of `POST …/scenarios` in the document, with the rule that spans
+ * its fields: a scenario must do something.
+ */
+export const SCENARIO_BODY: NonNullable<SurfaceDocument['body']> = {
+  schema: ScenarioBodySchema,
+  description:
+    'At least one effect: a `status`, a `delay_ms` or `network_error: true`.',
+  anyOf: [
+    { required: ['status'] },
+    { required: ['delay_ms'] },
+    {
+      required: ['network_error'],
+      properties: { network_error: { const: true } },
+    },
+  ],
+}
+
 /** The header of an answer that carries a full secret. */
 const NO_STORE = { 'cache-control': 'no-store' }
 
@@ -204,57 +233,101 @@ export const scenarioView = (s: Scenario) => ({
   remaining: s.remaining,
 })
 
-/**
- * The sandbox's own HTTP API under `/__sandbox/`: inspection, reset,
- * keys, the journal, the clock, scenarios and the assumption ledger. Each
- * route calls the same JavaScript API a test would.
- *
- * @example
- * sandboxRoutes(ctx, sandbox).map((route) => `${route.method} ${route.path}`)
- */
-export function sandboxRoutes(
+/** What a surface route reaches of one sandbox, made once per sandbox. */
+export interface SurfaceEnv {
+  ctx: SandboxContext
+  sandbox: SandboxCore
+  pacer: Pacer
+  /** Builds a large answer in its turn, and none for a client that left meanwhile. */
+  paced: (call: SandboxCall, build: () => Response) => Promise<Response>
+  stateTag: () => string
+  latencyNow: () => Response
+  clockNow: () => Response
+  /** The document as served, built on the first request for it. */
+  document?: string
+}
+
+function createSurfaceEnv(
   ctx: SandboxContext,
   sandbox: SandboxCore,
-): Route[] {
-  const route = (
-    method: Route['method'],
-    path: string,
-    resolve: SandboxResolver,
-  ): Route => sandboxRoute(ctx, method, path, resolve)
-  // Built on the first request for it: most sandboxes never serve it.
-  let document: string | undefined
-  const stateTag = createStateTag(ctx)
+): SurfaceEnv {
   // @note The answers that grow with the data (megabytes at thousands of
   // customers) are written in slices that share the event loop, not built
   // whole: the health check stays answered while many clients read them.
   const pacer = createPacer()
-  /** Builds a large answer in its turn, and none for a client that left meanwhile. */
-  const paced = async (
-    call: SandboxCall,
-    build: () => Response,
-  ): Promise<Response> => {
-    await pacer.turn()
-    // @note A network error is the one answer nobody waits for: the server
-    // drops the connection, which is gone already.
-    return call.request.signal.aborted ? Response.error() : build()
+  return {
+    ctx,
+    sandbox,
+    pacer,
+    stateTag: createStateTag(ctx),
+    async paced(call, build) {
+      await pacer.turn()
+      // @note A network error is the one answer nobody waits for: the server
+      // drops the connection, which is gone already.
+      return call.request.signal.aborted ? Response.error() : build()
+    },
+    latencyNow() {
+      const latency = sandbox.scenarios.latency()
+      return json(
+        200,
+        latency
+          ? { min_ms: latency.min, max_ms: latency.max }
+          : { min_ms: 0, max_ms: 0 },
+      )
+    },
+    clockNow: () =>
+      json(200, {
+        now: sandbox.clock.now().toISOString(),
+        frozen: sandbox.clock.frozen,
+      }),
   }
-  const latencyNow = (): Response => {
-    const latency = sandbox.scenarios.latency()
-    return json(
-      200,
-      latency
-        ? { min_ms: latency.min, max_ms: latency.max }
-        : { min_ms: 0, max_ms: 0 },
-    )
-  }
-  const clockNow = (): Response =>
-    json(200, {
-      now: sandbox.clock.now().toISOString(),
-      frozen: sandbox.clock.frozen,
-    })
+}
 
-  return [
-    route('GET', 'health', () => {
+const route = (
+  method: Route['method'],
+  path: string,
+  document: SurfaceDocument,
+  resolve: SandboxResolver,
+  guard: SurfaceRoute['guard'] = 'admin',
+): SurfaceRoute<SurfaceEnv> => ({ method, path, guard, document, resolve })
+
+const noContent = { 204: { description: 'Done.' } }
+const limitParameter = {
+  name: 'limit',
+  in: 'query',
+  required: false,
+  schema: { type: 'integer', minimum: 0 },
+}
+
+/**
+ * The sandbox's own HTTP API under `/__sandbox/`, each call with its entry
+ * in the OpenAPI document: inspection, reset, keys, the journal, the clock,
+ * scenarios and the assumption ledger. Each route calls the same
+ * JavaScript API a test would.
+ *
+ * @example
+ * SANDBOX_ROUTES.map((route) => `${route.method} ${route.path}`)
+ */
+export const SANDBOX_ROUTES: readonly SurfaceRoute<SurfaceEnv>[] = [
+  route(
+    'GET',
+    'health',
+    {
+      summary: 'Health check',
+      operationId: 'getHealth',
+      description:
+        'Answers 200 while the sandbox serves and stores; 503 `degraded` after a failed write of the data file. Needs no credential.',
+      answers: {
+        200: { description: 'Up.', schema: schemaRef('SandboxHealth') },
+        503: {
+          description:
+            'Degraded: the last write of the data file failed (a server with `--data-file` only); back to 200 once a write succeeds.',
+          headers: ['RetryAfter'],
+          schema: schemaRef('SandboxHealthDegraded'),
+        },
+      },
+    },
+    (_, { ctx }) => {
       // @note A data file that cannot be written makes every write a 503.
       const fault = ctx.storage?.fault()
       return fault
@@ -264,8 +337,41 @@ export function sandboxRoutes(
             { 'retry-after': String(STORAGE_RETRY_AFTER_SECONDS) },
           )
         : json(200, { status: 'ok' })
-    }),
-    route('GET', 'state', (call) =>
+    },
+    'public',
+  ),
+  route(
+    'GET',
+    'state',
+    {
+      summary: 'Inspect state',
+      operationId: 'getState',
+      description:
+        'Every account with its masked keys, every customer and every token (masked secrets), and the sandbox time.',
+      answers: {
+        200: {
+          description: 'Accounts, customers and tokens; secrets masked.',
+          headers: ['ETag', 'CacheControlNoCache'],
+          schema: schemaRef('SandboxState'),
+        },
+        304: {
+          description:
+            'Unchanged since the `ETag` sent in `If-None-Match`; no body.',
+          headers: ['ETag', 'CacheControlNoCache'],
+        },
+      },
+      parameters: [
+        {
+          name: 'If-None-Match',
+          in: 'header',
+          required: false,
+          description:
+            'An `ETag` of this answer: `304` while the state is unchanged.',
+          schema: { type: 'string' },
+        },
+      ],
+    },
+    (call, { sandbox, paced, pacer, stateTag }) =>
       paced(call, () => {
         // @note A client that polls asks with the tag it has; an unchanged
         // state costs it a 304 instead of megabytes.
@@ -277,8 +383,24 @@ export function sandboxRoutes(
           ? new Response(null, { status: 304, headers })
           : streamJson(pacer, 200, sandbox.state(), headers)
       }),
-    ),
-    route('POST', 'reset', async (call) => {
+  ),
+  route(
+    'POST',
+    'reset',
+    {
+      summary: 'Reset to the seed',
+      operationId: 'reset',
+      description:
+        'Puts the data back to the fixtures and the seeded customers (of `seed` when given), and clears the clock, the journal and the scenarios.',
+      answers: {
+        200: {
+          description: 'Back to the fixtures and the seeded data.',
+          schema: schemaRef('SandboxReset'),
+        },
+      },
+      body: { schema: ResetBodySchema },
+    },
+    async (call, { sandbox }) => {
       const { seed } = await call.body(ResetBodySchema)
       await sandbox.reset(seed)
       return json(200, {
@@ -286,8 +408,27 @@ export function sandboxRoutes(
         seed: sandbox.seed,
         now: sandbox.clock.now().toISOString(),
       })
-    }),
-    route('POST', 'api-keys', async (call) => {
+    },
+  ),
+  route(
+    'POST',
+    'api-keys',
+    {
+      summary: 'Mint an API key',
+      operationId: 'createApiKey',
+      description:
+        'Creates an account and its `sk_test_` key; the key is shown in this answer only.',
+      answers: {
+        201: {
+          description: 'A new account and its key (shown this once).',
+          headers: ['CacheControl'],
+          schema: schemaRef('SandboxCreatedApiKey'),
+        },
+      },
+      body: { schema: ApiKeyBodySchema },
+      throws: ['limit_reached'],
+    },
+    async (call, { sandbox }) => {
       const body = await call.body(ApiKeyBodySchema)
       const created = await sandbox.createApiKey(
         body.account_name === undefined
@@ -303,8 +444,25 @@ export function sandboxRoutes(
         // RFC 6749, section 5.1: an answer with a secret is never cached.
         NO_STORE,
       )
-    }),
-    route('GET', 'requests', async (call) => {
+    },
+  ),
+  route(
+    'GET',
+    'requests',
+    {
+      summary: 'Read the journal',
+      operationId: 'listRequests',
+      description:
+        'The requests the API operations answered, newest first, with masked credentials; `limit` keeps the newest N.',
+      answers: {
+        200: {
+          description: 'Requests, newest first.',
+          schema: listOf('requests', 'SandboxJournalEntry'),
+        },
+      },
+      parameters: [limitParameter],
+    },
+    async (call, { ctx, sandbox, paced, pacer }) => {
       const limit = readLimit(call.url)
       const shared = ctx.storage?.journal
       // A fleet's journal is read from its store, bounded by journalLimit.
@@ -312,39 +470,174 @@ export function sandboxRoutes(
       return paced(call, () =>
         streamJson(pacer, 200, { requests: sandbox.journal.list(limit) }),
       )
-    }),
-    route('DELETE', 'requests', async () => {
+    },
+  ),
+  route(
+    'DELETE',
+    'requests',
+    {
+      summary: 'Clear the journal',
+      operationId: 'clearRequests',
+      description: 'Empties the request journal.',
+      answers: noContent,
+    },
+    async (_, { ctx, sandbox }) => {
       sandbox.journal.clear()
       await ctx.storage?.journal?.clear()
       return new Response(null, { status: 204 })
-    }),
-    route('GET', 'clock', clockNow),
-    route('POST', 'clock', async (call) => {
+    },
+  ),
+  route(
+    'GET',
+    'clock',
+    {
+      summary: 'Read the clock',
+      operationId: 'getClock',
+      description:
+        'The sandbox time that drives `created_at`, expiry and idempotency windows, and whether it is frozen.',
+      answers: {
+        200: {
+          description: 'The sandbox time.',
+          schema: schemaRef('SandboxClock'),
+        },
+      },
+    },
+    (_, { clockNow }) => clockNow(),
+  ),
+  route(
+    'POST',
+    'clock',
+    {
+      summary: 'Set or advance the clock',
+      operationId: 'setClock',
+      description:
+        'Moves the sandbox clock by `advance_seconds` or to `now`; by default it stays there until moved again (`clockAfterSet: "running"` lets it run on). A move that would leave the years 0000 to 9999 is `422 out_of_range`.',
+      answers: {
+        200: {
+          description: 'The new sandbox time.',
+          schema: schemaRef('SandboxClock'),
+        },
+      },
+      body: { schema: ClockBodySchema },
+      // readClockBody's own 422s, then moveClock's.
+      throws: ['validation_failed', 'out_of_range'],
+    },
+    async (call, { sandbox, clockNow }) => {
       moveClock(sandbox.clock, await call.body(AnyObject))
       return clockNow()
-    }),
-    route('GET', 'scenarios', () =>
+    },
+  ),
+  route(
+    'GET',
+    'scenarios',
+    {
+      summary: 'List scenarios',
+      operationId: 'listScenarios',
+      description: 'The queued scenarios, oldest first.',
+      answers: {
+        200: {
+          description: 'Queued scenarios.',
+          schema: listOf('scenarios', 'SandboxScenario'),
+        },
+      },
+    },
+    (_, { sandbox }) =>
       json(200, { scenarios: sandbox.scenarios.list().map(scenarioView) }),
-    ),
-    route('POST', 'scenarios', async (call) => {
+  ),
+  route(
+    'POST',
+    'scenarios',
+    {
+      summary: 'Queue a scenario',
+      operationId: 'queueScenario',
+      description:
+        'Makes the next `times` calls of `operation` fail with `status` (code `simulated_failure`), wait `delay_ms` or drop the connection.',
+      answers: {
+        201: {
+          description: 'The queued scenario.',
+          schema: schemaRef('SandboxScenario'),
+        },
+      },
+      body: SCENARIO_BODY,
+      throws: ['limit_reached'],
+    },
+    async (call, { sandbox }) => {
       const body = await call.body(ScenarioBodySchema)
       return json(201, scenarioView(queueScenario(sandbox.scenarios, body)))
-    }),
-    route('DELETE', 'scenarios', () => {
+    },
+  ),
+  route(
+    'DELETE',
+    'scenarios',
+    {
+      summary: 'Clear scenarios',
+      operationId: 'clearScenarios',
+      description:
+        'Empties the scenario queue and puts the global latency back to its option.',
+      answers: noContent,
+    },
+    (_, { sandbox }) => {
       sandbox.scenarios.clear()
       return new Response(null, { status: 204 })
-    }),
-    route('GET', 'assumptions', () =>
-      json(200, { assumptions: sandbox.assumptions() }),
-    ),
-    route('GET', 'snapshots', () =>
-      json(200, { snapshots: sandbox.snapshots() }),
-    ),
-    route('POST', 'snapshots', async (call) => {
+    },
+  ),
+  route(
+    'GET',
+    'snapshots',
+    {
+      summary: 'List snapshots',
+      operationId: 'listSnapshots',
+      description: 'The snapshots taken, oldest first.',
+      answers: {
+        200: {
+          description: 'The snapshots taken, oldest first.',
+          schema: listOf('snapshots', 'SandboxSnapshot'),
+        },
+      },
+    },
+    (_, { sandbox }) => json(200, { snapshots: sandbox.snapshots() }),
+  ),
+  route(
+    'POST',
+    'snapshots',
+    {
+      summary: 'Take a snapshot',
+      operationId: 'createSnapshot',
+      description:
+        'Saves the data and the clock under `name`, to restore them later; the same name replaces the earlier snapshot.',
+      answers: {
+        201: {
+          description: 'The snapshot taken: data and clock.',
+          schema: schemaRef('SandboxSnapshot'),
+        },
+      },
+      body: { schema: SnapshotBodySchema },
+      throws: ['limit_reached'],
+    },
+    async (call, { sandbox }) => {
       const { name } = await call.body(SnapshotBodySchema)
       return json(201, await sandbox.snapshot(name))
-    }),
-    route('POST', 'snapshots/restore', async (call) => {
+    },
+  ),
+  route(
+    'POST',
+    'snapshots/restore',
+    {
+      summary: 'Restore a snapshot',
+      operationId: 'restoreSnapshot',
+      description:
+        'Puts back the data and the clock of the snapshot `name`; the journal and the scenarios stay as they are.',
+      answers: {
+        200: {
+          description:
+            'The data and clock are back; the journal and scenarios stay.',
+          schema: schemaRef('SandboxRestored'),
+        },
+      },
+      body: { schema: SnapshotBodySchema },
+      throws: ['not_found'],
+    },
+    async (call, { sandbox }) => {
       const { name } = await call.body(SnapshotBodySchema)
       if (!sandbox.snapshots().some((s) => s.name === name)) {
         throw new SandboxError(
@@ -357,28 +650,47 @@ export function sandboxRoutes(
         restored: name,
         now: sandbox.clock.now().toISOString(),
       })
-    }),
-    route('GET', 'export', (call) => {
-      const secrets = call.url.searchParams.get('secrets')
-      if (secrets !== null && secrets !== 'include' && secrets !== 'mask') {
-        throw validationError([
-          {
-            field: 'secrets',
-            code: 'invalid_value',
-            message: 'secrets must be "include" or "mask"',
-          },
-        ])
-      }
-      return paced(call, () => {
-        // @note Masked unless asked: an export shared or leaked gives no key away.
-        const session = sandbox.export()
-        return secrets === 'include'
-          ? streamJson(pacer, 200, session, NO_STORE)
-          : streamJson(pacer, 200, maskSession(session))
-      })
-    }),
-    route('GET', 'latency', latencyNow),
-    route('POST', 'latency', async (call) => {
+    },
+  ),
+  route(
+    'GET',
+    'latency',
+    {
+      summary: 'Read the global latency',
+      operationId: 'getLatency',
+      description:
+        'The range of milliseconds every API call waits before it is answered.',
+      answers: {
+        200: {
+          description: 'The latency range of every API call (0–0 for none).',
+          schema: schemaRef('SandboxLatency'),
+        },
+      },
+    },
+    (_, { latencyNow }) => latencyNow(),
+  ),
+  route(
+    'POST',
+    'latency',
+    {
+      summary: 'Set the global latency',
+      operationId: 'setLatency',
+      description:
+        'Makes every API call wait a uniformly drawn time from `min_ms` to `max_ms`.',
+      answers: {
+        200: {
+          description: 'The new latency range.',
+          schema: schemaRef('SandboxLatency'),
+        },
+      },
+      // @note JSON Schema cannot compare two fields: said in words.
+      body: {
+        schema: LatencyBodySchema,
+        description:
+          '`min_ms` must not exceed `max_ms`; a range that runs backwards is `422 validation_failed`.',
+      },
+    },
+    async (call, { sandbox, latencyNow }) => {
       const { min_ms, max_ms } = await call.body(LatencyBodySchema)
       if (min_ms > max_ms) {
         throw validationError([
@@ -402,32 +714,135 @@ export function sandboxRoutes(
         ])
       }
       return latencyNow()
-    }),
-    route('DELETE', 'latency', () => {
+    },
+  ),
+  route(
+    'DELETE',
+    'latency',
+    {
+      summary: 'Remove the global latency',
+      operationId: 'clearLatency',
+      description: 'API calls no longer wait: 0–0.',
+      answers: {
+        200: {
+          description: 'No latency: 0–0.',
+          schema: schemaRef('SandboxLatency'),
+        },
+      },
+    },
+    (_, { sandbox, latencyNow }) => {
       sandbox.scenarios.latency(false)
       return latencyNow()
-    }),
-    {
-      method: 'GET',
-      path: '/openapi.json',
-      // The document is the API's, for whoever calls it: no admin token.
-      resolve: (call) =>
-        runSandboxCall(
-          ctx,
-          call,
-          async () => {
-            // Loaded on the first call: a page that never asks for the
-            // document does not download its generator.
-            const { createOpenApiDocument } = await import('./openapi.ts')
-            document ??= JSON.stringify(
-              createOpenApiDocument(ctx.options, VERSION),
-            )
-            return new Response(document, {
-              headers: { 'content-type': 'application/json' },
-            })
-          },
-          { adminGuard: false },
-        ),
     },
-  ]
+  ),
+  route(
+    'GET',
+    'export',
+    {
+      summary: 'Export the session',
+      operationId: 'exportSession',
+      description:
+        'The whole session (options, data, clock, journal, id positions) to replay it with `createSandbox({ from })` or `--from`.',
+      answers: {
+        200: {
+          description:
+            'Options, data, clock, journal and id positions, with every secret masked (`"secrets": "masked"`) unless `?secrets=include`: start a sandbox from a full export with createSandbox({ from }) or --from.',
+          headers: ['CacheControl'],
+          schema: schemaRef('SandboxSession'),
+        },
+      },
+      parameters: [
+        {
+          name: 'secrets',
+          in: 'query',
+          required: false,
+          description:
+            '`include` for the full secrets (on the standalone server: from this machine or with the admin token, never for a foreign Origin); `mask` (the default) masks them.',
+          schema: { type: 'string', enum: ['include', 'mask'] },
+        },
+      ],
+    },
+    (call, { sandbox, paced, pacer }) => {
+      const secrets = call.url.searchParams.get('secrets')
+      if (secrets !== null && secrets !== 'include' && secrets !== 'mask') {
+        throw validationError([
+          {
+            field: 'secrets',
+            code: 'invalid_value',
+            message: 'secrets must be "include" or "mask"',
+          },
+        ])
+      }
+      return paced(call, () => {
+        // @note Masked unless asked: an export shared or leaked gives no key away.
+        const session = sandbox.export()
+        return secrets === 'include'
+          ? streamJson(pacer, 200, session, NO_STORE)
+          : streamJson(pacer, 200, maskSession(session))
+      })
+    },
+  ),
+  route(
+    'GET',
+    'assumptions',
+    {
+      summary: 'Read the assumption ledger',
+      operationId: 'listAssumptions',
+      description:
+        'Every "not shown" item of the interface with the default the sandbox assumes, its option and its current value.',
+      answers: {
+        200: {
+          description: 'Every "not shown" item of the interface.',
+          schema: listOf('assumptions', 'SandboxAssumption'),
+        },
+      },
+    },
+    (_, { sandbox }) => json(200, { assumptions: sandbox.assumptions() }),
+  ),
+]
+
+/** `GET /openapi.json`: the document, for whoever calls it (no admin token). */
+export const DOCUMENT_ROUTE: SurfaceRoute<SurfaceEnv> = route(
+  'GET',
+  '/openapi.json',
+  {
+    summary: 'Read this document',
+    operationId: 'getOpenApiDocument',
+    description:
+      'This OpenAPI 3.1 document, generated from the schemas the handlers validate with and the options in force. Needs no credential.',
+    answers: {
+      200: {
+        description: 'This OpenAPI document.',
+        schema: { type: 'object' },
+      },
+    },
+  },
+  async (_, env) => {
+    // Loaded on the first call: a page that never asks for the document
+    // does not download its generator.
+    const { createOpenApiDocument } = await import('./openapi.ts')
+    env.document ??= JSON.stringify(
+      createOpenApiDocument(env.ctx.options, VERSION),
+    )
+    return new Response(env.document, {
+      headers: { 'content-type': 'application/json' },
+    })
+  },
+  'public',
+)
+
+/**
+ * Binds the surface routes (`/__sandbox/*` and `/openapi.json`) to one
+ * sandbox, in the order of the route table.
+ *
+ * @example
+ * surfaceRoutes(ctx, sandbox, SURFACE_ROUTES).map((route) => `${route.method} ${route.path}`)
+ */
+export function surfaceRoutes(
+  ctx: SandboxContext,
+  sandbox: SandboxCore,
+  routes: readonly SurfaceRoute<SurfaceEnv>[],
+): Route[] {
+  const env = createSurfaceEnv(ctx, sandbox)
+  return routes.map((declared) => bindSurfaceRoute(ctx, declared, env))
 }

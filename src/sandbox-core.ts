@@ -1,10 +1,14 @@
 // The sandbox without MSW: its parts wired into one context and one fetch.
-import { createOperationSchemas, OPERATIONS } from '../handlers/index.ts'
-import { sandboxRoutes } from '../handlers/sandbox.ts'
-import { accountRoutes } from '../handlers/account.ts'
+import {
+  createOperationSchemas,
+  OPERATIONS,
+  SURFACE_ROUTES,
+} from '../handlers/index.ts'
+import { surfaceRoutes } from '../handlers/sandbox.ts'
 import { createAccountControls } from './request/account-controls.ts'
 import { createClock } from './model/clock.ts'
 import type { SandboxContext } from './request/context.ts'
+import type { OperationDefinition } from './request/define-operation.ts'
 import type { DurableExtras, Store, StoreWrite } from './model/store.ts'
 import {
   SavedIdempotencyKeySchema,
@@ -48,6 +52,12 @@ import {
 export interface SandboxAdapter {
   /** Durable storage: each write is stored before it is answered. */
   storage?: Store
+  /**
+   * The operations of the route table: the API's own (`OPERATIONS`) unless
+   * a test gives others, which are then routed, validated and journaled
+   * like them.
+   */
+  operations?: readonly OperationDefinition<string>[]
 }
 
 /**
@@ -88,6 +98,7 @@ export function createSandboxCore(
   durable: DurableState
 } {
   const { from, ...explicit } = options
+  const { operations = OPERATIONS } = adapter
   const session = from === undefined ? undefined : parseSession(from)
   // A session's options are the base; the ones passed beside it win.
   const resolved = resolveOptions(
@@ -129,7 +140,7 @@ export function createSandboxCore(
     options: resolved,
     storage: adapter.storage,
     clock,
-    schemas: createOperationSchemas(resolved),
+    schemas: createOperationSchemas(resolved, operations),
     scenarios: createScenarios(resolved.latency, resolved.limits.scenarios),
     journal,
     accounts: createAccountControls({
@@ -176,9 +187,8 @@ export function createSandboxCore(
     replaceData,
   })
   const router = createRouter(ctx, [
-    ...OPERATIONS.map((spec) => operationRoute(ctx, spec)),
-    ...sandboxRoutes(ctx, sandbox),
-    ...accountRoutes(ctx),
+    ...operations.map((spec) => operationRoute(ctx, spec)),
+    ...surfaceRoutes(ctx, sandbox, SURFACE_ROUTES),
   ])
   if (session) {
     for (const entry of session.journal.toReversed())

@@ -109,7 +109,8 @@ export interface RouteCall {
  * operation names and the `Allow` header of a 405 all come from these.
  */
 export interface Route {
-  method: 'GET' | 'POST' | 'DELETE'
+  /** HEAD and OPTIONS the router answers for every path. */
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
   /**
    * The path after the base, e.g. `/v1/customers` or `/__sandbox/state`; a
    * `:name` segment is a path parameter.
@@ -123,5 +124,8 @@ export interface Route {
   resolve(call: RouteCall): Promise<Response>
 }
 
-/** Each operation's request body schema, built once per sandbox. */
-export type OperationSchemas = { readonly [Name in Operation]: z.ZodType }
+/**
+ * The request body schema of each operation that takes a body, by name,
+ * built once per sandbox.
+ */
+export type OperationSchemas = { readonly [name: string]: z.ZodType }

@@ -22,6 +22,20 @@ export {
   type Problem,
 }
 
+/** A header an error answer carries, by its HTTP name. */
+export type AnswerHeader =
+  | 'WWW-Authenticate'
+  | 'Retry-After'
+  | 'Accept-Post'
+  | 'RateLimit'
+  | 'RateLimit-Policy'
+
+/**
+ * What one step of a route can answer with: each code with the headers
+ * its answer carries. The OpenAPI document is derived from these.
+ */
+export type Throws = Partial<Record<ErrorCode, readonly AnswerHeader[]>>
+
 /**
  * An error that becomes an HTTP answer: the pipeline catches it once and
  * renders it through the configured error format.

@@ -17,6 +17,9 @@ import {
   STATUS_TEXT,
   storageUnavailable,
   validationError,
+  type AnswerHeader,
+  type ErrorCode,
+  type Throws,
 } from './errors.ts'
 import type { Operation } from './journal.ts'
 import { LimitReachedError, limitHint } from './limits.ts'
@@ -54,6 +57,74 @@ export function json(
   })
 }
 
+/** What one step of `runOperation` can answer with, for the document. */
+export interface PipelineStep {
+  /** The check, as the contract's order names it. */
+  step: string
+  throws: Throws
+  /** Headers that every answer from this step on carries. */
+  sets?: readonly AnswerHeader[]
+  /** A code it answers with at whatever status it is asked for. */
+  anyStatus?: ErrorCode
+  /** Runs only for an operation that takes a body. */
+  body?: true
+}
+
+/**
+ * The steps of `runOperation` in their order, each with the codes it can
+ * answer with: the OpenAPI document derives every operation's error answers
+ * from these and the operation's own `throws`, so a step that learns a new
+ * code says so here, beside the code that throws it.
+ *
+ * @example
+ * PIPELINE_STEPS.flatMap((step) => Object.keys(step.throws)) // ['missing_credentials', …]
+ */
+export const PIPELINE_STEPS: readonly PipelineStep[] = [
+  {
+    step: 'authentication',
+    throws: {
+      missing_credentials: ['WWW-Authenticate'],
+      invalid_credentials: ['WWW-Authenticate'],
+      token_expired: ['WWW-Authenticate'],
+    },
+  },
+  {
+    // A malformed X-Sandbox-Scenario, or a take that cannot be stored.
+    step: 'scenario',
+    throws: { validation_failed: [], storage_unavailable: ['Retry-After'] },
+    anyStatus: 'simulated_failure',
+  },
+  {
+    step: 'rate limit',
+    throws: { rate_limited: ['Retry-After'] },
+    sets: ['RateLimit', 'RateLimit-Policy'],
+  },
+  { step: 'scope', throws: { insufficient_scope: ['WWW-Authenticate'] } },
+  {
+    step: 'content type',
+    throws: { unsupported_media_type: ['Accept-Post'] },
+    body: true,
+  },
+  { step: 'size', throws: { payload_too_large: [] }, body: true },
+  { step: 'JSON', throws: { invalid_json: [] }, body: true },
+  {
+    step: 'idempotency',
+    throws: {
+      validation_failed: [],
+      idempotency_in_progress: ['Retry-After'],
+      limit_reached: [],
+      idempotency_key_reused: [],
+    },
+    body: true,
+  },
+  { step: 'fields', throws: { validation_failed: [] } },
+  {
+    // A full store (checkRoom), a write that failed or kept losing.
+    step: 'store',
+    throws: { limit_reached: [], storage_unavailable: ['Retry-After'] },
+  },
+]
+
 /**
  * Runs one operation through the contract's order of checks: authentication
  * → scenario or persona → rate limit → scope → content type → size → JSON →
@@ -66,7 +137,7 @@ export function json(
 export async function runOperation(
   ctx: SandboxContext,
   spec: OperationSpec,
-  { request, state }: RouteCall,
+  { request, state, params }: RouteCall,
 ): Promise<Response> {
   if (!ctx.seeded) await ctx.ready
   let idempotencyKey: string | undefined
@@ -101,7 +172,7 @@ export async function runOperation(
     // so only a caller with a valid credential can make a call fail.
     effect = await takeStoredScenario(
       ctx,
-      spec.operation,
+      spec.operation as Operation,
       request,
       state,
       principal.accountId,
@@ -124,12 +195,17 @@ export async function runOperation(
     requireScope(principal, spec.scope)
     spec.authorize?.(ctx, principal)
 
-    checkContentType(request.headers.get('content-type'), spec.bodyTypes)
-    const text = await readBody(request, ctx.options.maxBodyBytes)
-    const body = parseJsonObject(text)
+    // An operation without a body reads none, and keys no retry.
+    let text = ''
+    let body: Record<string, unknown> = {}
+    if (spec.bodyTypes) {
+      checkContentType(request.headers.get('content-type'), spec.bodyTypes)
+      text = await readBody(request, ctx.options.maxBodyBytes)
+      body = parseJsonObject(text)
+    }
     if (ctx.db !== state.db) throw DROPPED
 
-    const key = request.headers.get('idempotency-key')
+    const key = spec.bodyTypes ? request.headers.get('idempotency-key') : null
     if (key !== null) {
       if (!IDEMPOTENCY_KEY.test(key)) {
         throw validationError([
@@ -191,6 +267,7 @@ export async function runOperation(
         principal,
         body,
         accountClock.now(),
+        params,
       )
       answer = {
         status: result.status,
@@ -287,8 +364,11 @@ export function operationRoute(
 ): Route {
   return {
     method: spec.method,
-    path: spec.path,
-    operation: spec.operation,
+    // The document's `{name}` is the router's `:name`.
+    path: spec.path.replace(/\{([A-Za-z_]\w*)\}/g, ':$1'),
+    // @note A name outside OPERATION_NAMES (an operation a test defines)
+    // is journaled and matched by scenarios as it is.
+    operation: spec.operation as Operation,
     resolve: (call) => runOperation(ctx, spec, call),
   }
 }

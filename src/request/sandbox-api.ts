@@ -1,7 +1,7 @@
 // What every /__sandbox/* route runs first: the admin guard, the body, storing the change.
 import type { BearerResult } from './auth.ts'
 import type { Route, RouteCall, SandboxContext } from './context.ts'
-import { SandboxError } from './errors.ts'
+import { SandboxError, type ErrorCode, type Throws } from './errors.ts'
 import { storageUnavailable } from './errors.ts'
 import { StoreConflict } from '../model/store.ts'
 import { constantTimeEqual } from '../model/secrets.ts'
@@ -121,23 +121,160 @@ export async function runSandboxCall(
 // it keeps, so that a restart brings back the faults still queued).
 const KEEPS_DATA = /^\/__sandbox\/(?:account\/)?(?:requests|snapshots)$/
 
+type JsonObject = Record<string, unknown>
+
+/** A header component of the document that a surface answer carries. */
+export type SurfaceHeader =
+  'ETag' | 'CacheControl' | 'CacheControlNoCache' | 'RetryAfter'
+
+/** One answer of a surface call other than its errors. */
+export interface SurfaceAnswer {
+  description: string
+  /** The JSON body's schema; an answer without one has no body. */
+  schema?: JsonObject
+  /** Headers besides `X-Request-Id`. */
+  headers?: readonly SurfaceHeader[]
+}
+
 /**
- * A route of the sandbox's own API at `/__sandbox/<path>`, run through
- * `runSandboxCall`.
+ * What the OpenAPI document says of a call of the sandbox's own API,
+ * written beside the call; `handlers/openapi.ts` adds what every such call
+ * shares (the tag, the guard's and the edge's errors, `X-Request-Id`).
+ */
+export interface SurfaceDocument {
+  summary: string
+  /**
+   * A short name a generator turns into a function (`setClock()`). A name
+   * that shipped stays (docs/versioning.md).
+   */
+  operationId: string
+  description: string
+  /** Its answers other than errors, by status. */
+  answers: Record<number, SurfaceAnswer>
+  /** Its optional JSON body, and what JSON Schema adds to the zod schema's. */
+  body?: { schema: z.ZodType; description?: string; anyOf?: JsonObject[] }
+  parameters?: JsonObject[]
+  /** Codes of its own, listed before the shared ones under their status. */
+  throws?: readonly ErrorCode[]
+}
+
+/**
+ * A route of the sandbox's own API as its handler file declares it: the
+ * call, its guard and its document entry. `Env` is what the resolver
+ * reaches of one sandbox, given when the route is bound.
+ */
+export interface SurfaceRoute<Env = unknown> {
+  method: Route['method']
+  /** After `/__sandbox/` (`clock`), or from the root when it starts with `/`. */
+  path: string
+  /**
+   * Who may call it: the admin token when one is set (`admin`), anyone
+   * (`public`), or one of an account's API keys (`account`), which its
+   * resolver checks.
+   */
+  guard: 'admin' | 'public' | 'account'
+  document: SurfaceDocument
+  resolve: (call: SandboxCall, env: Env) => Response | Promise<Response>
+}
+
+/**
+ * The path of a surface route after the base, as the router and the
+ * document write it.
  *
  * @example
- * sandboxRoute(ctx, 'GET', 'health', () => json(200, { status: 'ok' }))
+ * surfacePath({ path: 'clock' }) // '/__sandbox/clock'
  */
-export function sandboxRoute(
+export const surfacePath = ({ path }: Pick<SurfaceRoute, 'path'>): string =>
+  path.startsWith('/') ? path : `/__sandbox/${path}`
+
+/**
+ * Binds a declared surface route to one sandbox: a route of the table, run
+ * through `runSandboxCall`.
+ *
+ * @example
+ * bindSurfaceRoute(ctx, healthRoute, env)
+ */
+export function bindSurfaceRoute<Env>(
   ctx: SandboxContext,
-  method: Route['method'],
-  path: string,
-  resolve: (call: SandboxCall) => Response | Promise<Response>,
-  options?: { adminGuard?: boolean },
+  route: SurfaceRoute<Env>,
+  env: Env,
 ): Route {
+  const adminGuard = route.guard === 'admin'
   return {
-    method,
-    path: `/__sandbox/${path}`,
-    resolve: (call) => runSandboxCall(ctx, call, resolve, options),
+    method: route.method,
+    path: surfacePath(route),
+    resolve: (call) =>
+      runSandboxCall(ctx, call, (inner) => route.resolve(inner, env), {
+        adminGuard,
+      }),
   }
 }
+
+/** What one step every surface call passes through can answer with. */
+export interface SurfaceStep {
+  step: string
+  /** The guard of the routes it runs for; every route when absent. */
+  guard?: SurfaceRoute['guard']
+  /** Runs only when the sandbox has an admin token. */
+  adminToken?: true
+  throws: Throws
+}
+
+/**
+ * The steps of a surface call, each with the codes it can answer with: the
+ * document derives every surface call's error answers from these and the
+ * call's own `throws`. Listed in the order the document names the codes;
+ * the standalone server's edge checks run first.
+ *
+ * @example
+ * SURFACE_STEPS.find((step) => step.step === 'admin token')?.throws // { missing_credentials: […], … }
+ */
+export const SURFACE_STEPS: readonly SurfaceStep[] = [
+  {
+    step: 'admin token',
+    guard: 'admin',
+    adminToken: true,
+    throws: {
+      missing_credentials: ['WWW-Authenticate'],
+      invalid_credentials: ['WWW-Authenticate'],
+    },
+  },
+  {
+    // accountOf in handlers/account.ts: one of the account's API keys.
+    step: 'account key',
+    guard: 'account',
+    throws: {
+      missing_credentials: ['WWW-Authenticate'],
+      invalid_credentials: ['WWW-Authenticate'],
+      insufficient_scope: ['WWW-Authenticate'],
+    },
+  },
+  { step: 'body', throws: { invalid_json: [], validation_failed: [] } },
+  {
+    // The standalone server's edge (issue 14): foreign origins, rebinding.
+    step: 'edge',
+    throws: { forbidden_origin: [], host_not_allowed: [] },
+  },
+]
+
+/**
+ * A JSON Schema reference to a component schema, for a surface answer.
+ *
+ * @example
+ * schemaRef('SandboxClock') // { $ref: '#/components/schemas/SandboxClock' }
+ */
+export const schemaRef = (name: string): JsonObject => ({
+  $ref: `#/components/schemas/${name}`,
+})
+
+/**
+ * The schema of an answer that is one list under `key`.
+ *
+ * @example
+ * listOf('scenarios', 'SandboxScenario')
+ */
+export const listOf = (key: string, name: string): JsonObject => ({
+  type: 'object',
+  properties: { [key]: { type: 'array', items: schemaRef(name) } },
+  required: [key],
+})
