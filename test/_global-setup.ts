@@ -23,7 +23,7 @@ declare module 'vitest' {
 export default async function setup(
   project: TestProject,
 ): Promise<(() => Promise<void>) | undefined> {
-  const store = project.config.env.SANDBOX_TEST_STORE
+  const store = project.config.env?.SANDBOX_TEST_STORE
   // @note The package is built once, by the project of the memory store:
   // the others run the same files again and need no second build.
   if (store === undefined) await build({ logLevel: 'error' })

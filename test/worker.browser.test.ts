@@ -195,6 +195,46 @@ it('keeps customers, tokens and the clock across a reload when persist is on', a
   ).toBe('token_expired')
 })
 
+it('replays an Idempotency-Key and keeps a queued fault across a reload when persist is on, as the data file does', async () => {
+  const page = await open('?persist')
+  const keyed = {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      authorization: `Bearer ${DEMO_KEY_ONE}`,
+      'idempotency-key': 'reload-1',
+    },
+    body: JSON.stringify(ada),
+  }
+  const first = await fetchIn(page, '/v1/customers', keyed)
+  expect(first.status).toBe(201)
+  const queued = await postIn(
+    page,
+    '/__sandbox/scenarios',
+    { operation: 'createToken', status: 503 },
+    null,
+  )
+  expect(queued.status).toBe(201)
+
+  await page.reload()
+  await page.locator('#status', { hasText: 'restored' }).waitFor()
+  const again = await fetchIn(page, '/v1/customers', keyed)
+  expect(again.status).toBe(201)
+  expect(again.headers['idempotent-replayed']).toBe('true')
+  expect(again.body).toEqual(first.body)
+  const state = await fetchIn(page, '/__sandbox/state')
+  expect(
+    state.body.customers.filter((c: { id: string }) => c.id === first.body.id),
+  ).toHaveLength(1)
+  const token = await postIn(
+    page,
+    '/v2/tokens',
+    { scopes: ['customers:read'] },
+    DEMO_KEY_ONE,
+  )
+  expect(token.status).toBe(503)
+})
+
 it('saves changes made through the JavaScript API when the page is hidden', async () => {
   const page = await open('?persist')
   await page.evaluate(() => window.sandbox.clock.set('2030-01-01T00:00:00Z'))

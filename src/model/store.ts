@@ -51,7 +51,7 @@ export interface DurableExtras {
  */
 export interface Store {
   /** Which store this is, for the health check. */
-  readonly kind: 'file' | 'redis'
+  readonly kind: 'file' | 'redis' | 'local-storage'
   /**
    * Brings this copy up to what the store holds, before a request is
    * answered: a store that replicas share has writes this one has not seen.

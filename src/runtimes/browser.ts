@@ -2,9 +2,9 @@
 import { setupWorker, type SetupWorker, type StartOptions } from 'msw/browser'
 import { toMswHandlers } from './msw.ts'
 import type { SandboxOptions } from '../options.ts'
-import type { Router } from '../request/router.ts'
 import type { Sandbox, SandboxCore } from '../sandbox.ts'
-import { createSandboxCore } from '../sandbox-core.ts'
+import { createSandboxCore, type DurableState } from '../sandbox-core.ts'
+import type { Store } from '../model/store.ts'
 
 /** Where MSW's worker script is served unless told otherwise. */
 export const DEFAULT_WORKER_URL = '/mockServiceWorker.js'
@@ -17,9 +17,10 @@ const PREFIX = '[customer-token-sandbox]'
 /** Options of `startSandboxWorker()`: the sandbox's own, plus the worker's. */
 export interface StartSandboxWorkerOptions extends SandboxOptions {
   /**
-   * Keeps every record (accounts, keys, customers, tokens) and the clock in
-   * localStorage, saved after each request that changes something and when
-   * the page is hidden, and loaded on the next start. `true` uses
+   * Keeps every record (accounts, keys, customers, tokens), the clock, the
+   * answered `Idempotency-Key`s and the queued scenarios in localStorage,
+   * as the server's data file does: saved before each write is answered and
+   * when the page is hidden, and loaded on the next start. `true` uses
    * `DEFAULT_STORAGE_KEY`; a string is a key of your own.
    * @default false
    * @example startSandboxWorker({ persist: 'my-app-sandbox' })
@@ -133,66 +134,31 @@ async function startOne(
     serviceWorker,
     ...sandboxOptions
   } = options
-  const { sandbox, router, adopt } = createSandboxCore({
-    // @note Random ids, as the standalone server: ids drawn from the seed
-    // would start again after a reload and collide with the saved ones.
-    deterministic: false,
-    ...sandboxOptions,
-  })
   const storage = persist === false ? undefined : openStorage()
   const key = persist === true ? DEFAULT_STORAGE_KEY : persist || ''
+  // @note The store saves what the core dumps, and the core is made with
+  // the store: the store reads the core once both exist.
+  let durable: DurableState | undefined
+  const store = storage && localStorageStore(storage, key, () => durable)
+  const core = createSandboxCore(
+    {
+      // @note Random ids, as the standalone server: ids drawn from the seed
+      // would start again after a reload and collide with the saved ones.
+      deterministic: false,
+      ...sandboxOptions,
+    },
+    store ? { storage: store } : {},
+  )
+  const { sandbox, router, adopt } = core
+  durable = core.durable
 
   await sandbox.ready
   let restored = false
-  if (storage) restored = await restore(sandbox, storage, key)
+  if (storage) restored = await restore(sandbox, core.durable, storage, key)
+  store?.start()
+  const save = (): void => store?.save()
 
-  let saving = storage !== undefined
-  // Whether the last save found the storage full: said once per outage.
-  let full = false
-  const save = (): void => {
-    if (!saving || !storage) return
-    let text: string
-    try {
-      const data = sandbox.dump()
-      const offset = sandbox.clock.now().getTime() - Date.now()
-      text = JSON.stringify({
-        version: STORAGE_VERSION,
-        data,
-        // A running clock that was set keeps its distance from real time.
-        clock_offset_ms: data.clock.frozen ? 0 : offset,
-      })
-    } catch {
-      // Still seeding after a reset: the next save catches up.
-      return
-    }
-    try {
-      storage.setItem(key, text)
-      if (full) {
-        full = false
-        console.info(`${PREFIX} Saving to localStorage["${key}"] again.`)
-      }
-    } catch (error) {
-      // @note The answer is the sandbox's, in memory, and already given: a
-      // full storage only costs the copy a reload starts from. Each later
-      // change tries again, so freeing room brings saving back.
-      if (!isQuotaError(error) || full) return
-      full = true
-      console.warn(fullStorageMessage(key, text.length))
-    }
-  }
-
-  const saved: Pick<Router, 'fetch' | 'patterns'> = {
-    patterns: router.patterns,
-    fetch(request) {
-      const answer = router.fetch(request)
-      if (!storage || request.method === 'GET') return answer
-      return answer.then((response) => {
-        save()
-        return response
-      })
-    },
-  }
-  const worker = setupWorker(...toMswHandlers(saved))
+  const worker = setupWorker(...toMswHandlers(router))
   const scriptUrl = serviceWorker?.url ?? DEFAULT_WORKER_URL
   let registration: ServiceWorkerRegistration | undefined
   try {
@@ -227,7 +193,7 @@ async function startOne(
   const onStorage = (event: StorageEvent): void => {
     if (event.key !== key || event.newValue === null) return
     if (event.storageArea !== storage) return
-    void restore(sandbox, storage, key, adopt)
+    void restore(sandbox, core.durable, storage, key, adopt)
   }
   if (storage) {
     addEventListener('pagehide', save)
@@ -247,12 +213,92 @@ async function startOne(
       if ((slot.running as object | undefined) === sandbox)
         slot.running = undefined
       save()
-      saving = false
+      store?.stop()
       removeEventListener('pagehide', save)
       removeEventListener('storage', onStorage)
       await worker.stop()
     },
   })
+}
+
+/** The memory store saved to localStorage: what `persist` turns on. */
+interface LocalStorageStore extends Store {
+  /** Writes the sandbox to localStorage now, unless stopped or not started. */
+  save(): void
+  /** Saves from now on (after what localStorage held was read back). */
+  start(): void
+  /** Saves no more (the worker stopped). */
+  stop(): void
+}
+
+/**
+ * The sandbox's store in a browser: the memory store, with every write and
+ * every change of the sandbox's own API saved to `storage[key]` before it
+ * is answered, as the server's data file keeps them (records, answered
+ * `Idempotency-Key`s, queued scenarios, the clock). A full storage is no
+ * storage error: the answer stays right in memory, and a reload loses what
+ * came since the last save (said once per outage).
+ *
+ * @example
+ * const store = localStorageStore(localStorage, 'my-app-sandbox', () => durable)
+ */
+function localStorageStore(
+  storage: Storage,
+  key: string,
+  source: () => DurableState | undefined,
+): LocalStorageStore {
+  let saving = false
+  // Whether the last save found the storage full: said once per outage.
+  let full = false
+  const save = (): void => {
+    const durable = source()
+    if (!saving || !durable) return
+    let text: string
+    try {
+      const data = durable.dump()
+      const offset = Date.parse(data.clock.now) - Date.now()
+      text = JSON.stringify({
+        version: STORAGE_VERSION,
+        data,
+        // A running clock that was set keeps its distance from real time.
+        clock_offset_ms: data.clock.frozen ? 0 : offset,
+      })
+    } catch {
+      // Still seeding after a reset: the next save catches up.
+      return
+    }
+    try {
+      storage.setItem(key, text)
+      if (full) {
+        full = false
+        console.info(`${PREFIX} Saving to localStorage["${key}"] again.`)
+      }
+    } catch (error) {
+      // @note The answer is the sandbox's, in memory, and already decided: a
+      // full storage only costs the copy a reload starts from. Each later
+      // change tries again, so freeing room brings saving back.
+      if (!isQuotaError(error) || full) return
+      full = true
+      console.warn(fullStorageMessage(key, text.length))
+    }
+  }
+  return {
+    kind: 'local-storage',
+    async commit() {
+      save()
+    },
+    async saveState() {
+      save()
+    },
+    fault: () => undefined,
+    save,
+    start() {
+      saving = true
+    },
+    stop() {
+      saving = false
+    },
+  }
 }
 
 /** Whether `error` is a storage's "quota exceeded", by either name browsers give it. */
@@ -293,6 +339,7 @@ function reason(message: string): string {
 
 async function restore(
   sandbox: SandboxCore,
+  durable: DurableState,
   storage: Storage,
   key: string,
   // Set for another tab's save: that data is taken in, keeping this tab's
@@ -311,6 +358,8 @@ async function restore(
       throw new TypeError(`it is not version ${STORAGE_VERSION} of the format`)
     }
     await (adopt ? adopt(saved.data) : sandbox.load(saved.data))
+    // The answered Idempotency-Keys and the queued scenarios, when kept.
+    if (!adopt) durable.restore(saved.data as Record<string, unknown>)
     const offset = saved.clock_offset_ms
     if (
       typeof offset === 'number' &&
