@@ -33,7 +33,12 @@ import {
 import { clip } from '../src/request/validation.ts'
 import { LimitReachedError } from '../src/request/limits.ts'
 import { createStateTag, noneMatchHits } from '../src/request/state-tag.ts'
-import { createPacer, streamJson } from '../src/request/json-stream.ts'
+import {
+  createPacer,
+  shareJson,
+  streamJson,
+} from '../src/request/json-stream.ts'
+import type { SandboxData, SandboxSession } from '../src/model/schemas.ts'
 
 type SandboxResolver = (call: SandboxCall) => Response | Promise<Response>
 
@@ -205,6 +210,43 @@ export const scenarioView = (s: Scenario) => ({
 })
 
 /**
+ * One value per version: `build` runs when `version` (compared item by item)
+ * differs from the last call's, and its value is kept until then.
+ *
+ * @example
+ * const customers = lastByVersion(() => shareJson(sandbox.customers.list()))
+ * customers([ctx.db, ctx.revision])
+ */
+function lastByVersion<T>(build: () => T): (version: unknown[]) => T {
+  let last: { version: unknown[]; value: T } | undefined
+  return (version) => {
+    if (
+      last === undefined ||
+      last.version.length !== version.length ||
+      last.version.some((item, i) => item !== version[i])
+    )
+      last = { version, value: build() }
+    return last.value
+  }
+}
+
+/** An export's record lists, each one shared part. */
+const shareRecords = (
+  data: Pick<SandboxData, 'accounts' | 'api_keys' | 'customers' | 'tokens'>,
+) => ({
+  accounts: shareJson(data.accounts),
+  api_keys: shareJson(data.api_keys),
+  customers: shareJson(data.customers),
+  tokens: shareJson(data.tokens),
+})
+
+/** A session with `records` in place of its record lists, where they stood. */
+const withRecords = <T extends { data: object }>(
+  session: T,
+  records: object,
+) => ({ ...session, data: { ...session.data, ...records } })
+
+/**
  * The sandbox's own HTTP API under `/__sandbox/`: inspection, reset,
  * keys, the journal, the clock, scenarios and the assumption ledger. Each
  * route calls the same JavaScript API a test would.
@@ -215,6 +257,7 @@ export const scenarioView = (s: Scenario) => ({
 export function sandboxRoutes(
   ctx: SandboxContext,
   sandbox: SandboxCore,
+  exportWithoutRecords: () => SandboxSession,
 ): Route[] {
   const route = (
     method: Route['method'],
@@ -228,6 +271,27 @@ export function sandboxRoutes(
   // customers) are written in slices that share the event loop, not built
   // whole: the health check stays answered while many clients read them.
   const pacer = createPacer()
+  // @note Many clients reading one large answer at once share one copy of
+  // what grows with the data, and one serialisation of it, per version:
+  // built for each, 500 copies of an export filled the heap and its
+  // collections held the event loop for seconds. What changes without a
+  // write (the time, the journal) is still read for each answer.
+  const sharedState = lastByVersion(() => {
+    const { accounts, customers, tokens, ...rest } = sandbox.state()
+    return {
+      ...rest,
+      accounts: shareJson(accounts),
+      customers: shareJson(customers),
+      tokens: shareJson(tokens),
+    }
+  })
+  const sharedRecords = lastByVersion(() => {
+    const session = sandbox.export()
+    return {
+      include: shareRecords(session.data),
+      mask: shareRecords(maskSession(session).data),
+    }
+  })
   /** Builds a large answer in its turn, and none for a client that left meanwhile. */
   const paced = async (
     call: SandboxCall,
@@ -275,7 +339,15 @@ export function sandboxRoutes(
           headers.etag,
         )
           ? new Response(null, { status: 304, headers })
-          : streamJson(pacer, 200, sandbox.state(), headers)
+          : streamJson(
+              pacer,
+              200,
+              {
+                ...sharedState([headers.etag]),
+                now: sandbox.clock.now().toISOString(),
+              },
+              headers,
+            )
       }),
     ),
     route('POST', 'reset', async (call) => {
@@ -370,11 +442,21 @@ export function sandboxRoutes(
         ])
       }
       return paced(call, () => {
+        const session = exportWithoutRecords()
+        const records = sharedRecords([ctx.db, ctx.revision])
         // @note Masked unless asked: an export shared or leaked gives no key away.
-        const session = sandbox.export()
         return secrets === 'include'
-          ? streamJson(pacer, 200, session, NO_STORE)
-          : streamJson(pacer, 200, maskSession(session))
+          ? streamJson(
+              pacer,
+              200,
+              withRecords(session, records.include),
+              NO_STORE,
+            )
+          : streamJson(
+              pacer,
+              200,
+              withRecords(maskSession(session), records.mask),
+            )
       })
     }),
     route('GET', 'latency', latencyNow),

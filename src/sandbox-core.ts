@@ -170,14 +170,14 @@ export function createSandboxCore(
     return ctx.ready
   }
 
-  const { sandbox, adopt } = createJavaScriptApi(ctx, {
+  const { sandbox, adopt, exportWithoutRecords } = createJavaScriptApi(ctx, {
     seed,
     fetch: (request) => router.fetch(request),
     replaceData,
   })
   const router = createRouter(ctx, [
     ...OPERATIONS.map((spec) => operationRoute(ctx, spec)),
-    ...sandboxRoutes(ctx, sandbox),
+    ...sandboxRoutes(ctx, sandbox, exportWithoutRecords),
     ...accountRoutes(ctx),
   ])
   if (session) {
