@@ -210,22 +210,25 @@ export const scenarioView = (s: Scenario) => ({
 })
 
 /**
- * One value per version: `build` runs when `version` (compared item by item)
- * differs from the last call's, and its value is kept until then.
+ * One value per version: `build` runs when the version (its arguments,
+ * compared one by one) differs from the last call's, and its value is kept
+ * until then.
  *
  * @example
  * const customers = lastByVersion(() => shareJson(sandbox.customers.list()))
- * customers([ctx.db, ctx.revision])
+ * customers(ctx.db, ctx.revision)
  */
-function lastByVersion<T>(build: () => T): (version: unknown[]) => T {
-  let last: { version: unknown[]; value: T } | undefined
-  return (version) => {
+function lastByVersion<V extends unknown[], T>(
+  build: (...version: V) => T,
+): (...version: V) => T {
+  let last: { version: V; value: T } | undefined
+  return (...version) => {
     if (
       last === undefined ||
       last.version.length !== version.length ||
       last.version.some((item, i) => item !== version[i])
     )
-      last = { version, value: build() }
+      last = { version, value: build(...version) }
     return last.value
   }
 }
@@ -274,9 +277,10 @@ export function sandboxRoutes(
   // @note Many clients reading one large answer at once share one copy of
   // what grows with the data, and one serialisation of it, per version:
   // built for each, 500 copies of an export filled the heap and its
-  // collections held the event loop for seconds. What changes without a
-  // write (the time, the journal) is still read for each answer.
-  const sharedState = lastByVersion(() => {
+  // collections held the event loop for seconds. The journal has versions
+  // of its own; what changes with no write (the time, the clocks, the id
+  // positions) is read for each answer.
+  const sharedState = lastByVersion((_tag: string) => {
     const { accounts, customers, tokens, ...rest } = sandbox.state()
     return {
       ...rest,
@@ -285,7 +289,15 @@ export function sandboxRoutes(
       tokens: shareJson(tokens),
     }
   })
-  const sharedRecords = lastByVersion(() => {
+  // @note An entry is not changed once recorded: the newest one and the
+  // count tell a journal's version.
+  const sharedJournal = lastByVersion(
+    (_newest: unknown, _size: number, limit: number | undefined) =>
+      shareJson(sandbox.journal.list(limit === undefined ? {} : { limit })),
+  )
+  const journalNow = (limit?: number) =>
+    sharedJournal(sandbox.journal.last(), sandbox.journal.size, limit)
+  const sharedRecords = lastByVersion((_db: unknown, _revision: number) => {
     const session = sandbox.export()
     return {
       include: shareRecords(session.data),
@@ -343,7 +355,7 @@ export function sandboxRoutes(
               pacer,
               200,
               {
-                ...sharedState([headers.etag]),
+                ...sharedState(headers.etag),
                 now: sandbox.clock.now().toISOString(),
               },
               headers,
@@ -382,7 +394,7 @@ export function sandboxRoutes(
       // A fleet's journal is read from its store, bounded by journalLimit.
       if (shared) return json(200, { requests: await shared.list(limit) })
       return paced(call, () =>
-        streamJson(pacer, 200, { requests: sandbox.journal.list(limit) }),
+        streamJson(pacer, 200, { requests: journalNow(limit.limit) }),
       )
     }),
     route('DELETE', 'requests', async () => {
@@ -442,8 +454,8 @@ export function sandboxRoutes(
         ])
       }
       return paced(call, () => {
-        const session = exportWithoutRecords()
-        const records = sharedRecords([ctx.db, ctx.revision])
+        const session = { ...exportWithoutRecords(), journal: journalNow() }
+        const records = sharedRecords(ctx.db, ctx.revision)
         // @note Masked unless asked: an export shared or leaked gives no key away.
         return secrets === 'include'
           ? streamJson(

@@ -108,10 +108,12 @@ it('gives each export and state the data as it is when asked, a write between th
       }
       customers: unknown[]
       journal: unknown[]
+      requests: unknown[]
     }
   const included = await read('export?secrets=include')
   const masked = await read('export')
   const stateBefore = await read('state')
+  const journalBefore = await read('requests')
   const created = await fetch(`${server.url}/v1/customers`, {
     method: 'POST',
     headers: {
@@ -126,6 +128,10 @@ it('gives each export and state the data as it is when asked, a write between th
   expect(after.data).toEqual({ ...data, clock: expect.any(Object) })
   expect(after.data.customers).toHaveLength(included.data.customers.length + 1)
   expect(after.journal).toHaveLength(1)
+  expect(journalBefore.requests).toEqual([])
+  expect((await read('requests')).requests).toEqual(
+    server.sandbox.journal.list(),
+  )
   expect((await read('state')).customers).toHaveLength(
     stateBefore.customers.length + 1,
   )
