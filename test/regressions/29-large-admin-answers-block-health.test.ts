@@ -56,7 +56,7 @@ it('holds one copy of the data for many clients reading one export, not one each
   for (const socket of readers) socket.destroy()
 }, 60_000)
 
-it('answers health while many clients read large exports, and streams every export whole', async () => {
+it('streams every export whole to many clients reading at once, and answers health meanwhile', async () => {
   const server = await startServer({ seed: 1, customersPerAccount: 2000 })
   const exports = Array.from({ length: 20 }, async () => {
     const response = await fetch(`${server.url}/__sandbox/export`)
