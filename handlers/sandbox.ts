@@ -39,9 +39,11 @@ import { LimitReachedError } from '../src/request/limits.ts'
 import { createStateTag, noneMatchHits } from '../src/request/state-tag.ts'
 import {
   createPacer,
+  shareJson,
   streamJson,
   type Pacer,
 } from '../src/request/json-stream.ts'
+import type { SandboxData, SandboxSession } from '../src/model/schemas.ts'
 
 type SandboxResolver = (
   call: SandboxCall,
@@ -241,25 +243,107 @@ export interface SurfaceEnv {
   /** Builds a large answer in its turn, and none for a client that left meanwhile. */
   paced: (call: SandboxCall, build: () => Response) => Promise<Response>
   stateTag: () => string
+  /** The state without its time, one copy per version (its `ETag`). */
+  sharedState: (tag: string) => object
+  /** The journal's entries (the newest `limit`), one copy per version. */
+  journalNow: (limit?: number) => unknown
+  /** The export's record lists, masked and not, one copy per data version. */
+  sharedRecords: () => { include: object; mask: object }
+  /** An export without its record lists, which `sharedRecords` gives. */
+  exportWithoutRecords: () => SandboxSession
   latencyNow: () => Response
   clockNow: () => Response
   /** The document as served, built on the first request for it. */
   document?: string
 }
 
+/**
+ * One value per version: `build` runs when the version (its arguments,
+ * compared one by one) differs from the last call's, and its value is kept
+ * until then.
+ *
+ * @example
+ * const customers = lastByVersion(() => shareJson(sandbox.customers.list()))
+ * customers(ctx.db, ctx.revision)
+ */
+function lastByVersion<V extends unknown[], T>(
+  build: (...version: V) => T,
+): (...version: V) => T {
+  let last: { version: V; value: T } | undefined
+  return (...version) => {
+    if (
+      last === undefined ||
+      last.version.length !== version.length ||
+      last.version.some((item, i) => item !== version[i])
+    )
+      last = { version, value: build(...version) }
+    return last.value
+  }
+}
+
+/** An export's record lists, each one shared part. */
+const shareRecords = (
+  data: Pick<SandboxData, 'accounts' | 'api_keys' | 'customers' | 'tokens'>,
+) => ({
+  accounts: shareJson(data.accounts),
+  api_keys: shareJson(data.api_keys),
+  customers: shareJson(data.customers),
+  tokens: shareJson(data.tokens),
+})
+
+/** A session with `records` in place of its record lists, where they stood. */
+const withRecords = <T extends { data: object }>(
+  session: T,
+  records: object,
+) => ({ ...session, data: { ...session.data, ...records } })
+
 function createSurfaceEnv(
   ctx: SandboxContext,
   sandbox: SandboxCore,
+  exportWithoutRecords: () => SandboxSession,
 ): SurfaceEnv {
   // @note The answers that grow with the data (megabytes at thousands of
   // customers) are written in slices that share the event loop, not built
   // whole: the health check stays answered while many clients read them.
   const pacer = createPacer()
+  // @note Many clients reading one large answer at once share one copy of
+  // what grows with the data, and one serialisation of it, per version:
+  // built for each, 500 copies of an export filled the heap and its
+  // collections held the event loop for seconds. The journal has versions
+  // of its own; what changes with no write (the time, the clocks, the id
+  // positions) is read for each answer.
+  const sharedState = lastByVersion((_tag: string) => {
+    const { accounts, customers, tokens, ...rest } = sandbox.state()
+    return {
+      ...rest,
+      accounts: shareJson(accounts),
+      customers: shareJson(customers),
+      tokens: shareJson(tokens),
+    }
+  })
+  // @note An entry is not changed once recorded: the newest one and the
+  // count tell a journal's version.
+  const sharedJournal = lastByVersion(
+    (_newest: unknown, _size: number, limit: number | undefined) =>
+      shareJson(sandbox.journal.list(limit === undefined ? {} : { limit })),
+  )
+  const sharedRecords = lastByVersion((_db: unknown, _revision: number) => {
+    const session = sandbox.export()
+    return {
+      include: shareRecords(session.data),
+      mask: shareRecords(maskSession(session).data),
+    }
+  })
   return {
     ctx,
     sandbox,
     pacer,
     stateTag: createStateTag(ctx),
+    sharedState,
+    journalNow: (limit) =>
+      sharedJournal(sandbox.journal.last(), sandbox.journal.size, limit),
+    sharedRecords: () => sharedRecords(ctx.db, ctx.revision),
+    exportWithoutRecords,
     async paced(call, build) {
       await pacer.turn()
       // @note A network error is the one answer nobody waits for: the server
@@ -371,7 +455,7 @@ export const SANDBOX_ROUTES: readonly SurfaceRoute<SurfaceEnv>[] = [
         },
       ],
     },
-    (call, { sandbox, paced, pacer, stateTag }) =>
+    (call, { sandbox, paced, pacer, stateTag, sharedState }) =>
       paced(call, () => {
         // @note A client that polls asks with the tag it has; an unchanged
         // state costs it a 304 instead of megabytes.
@@ -381,7 +465,15 @@ export const SANDBOX_ROUTES: readonly SurfaceRoute<SurfaceEnv>[] = [
           headers.etag,
         )
           ? new Response(null, { status: 304, headers })
-          : streamJson(pacer, 200, sandbox.state(), headers)
+          : streamJson(
+              pacer,
+              200,
+              {
+                ...sharedState(headers.etag),
+                now: sandbox.clock.now().toISOString(),
+              },
+              headers,
+            )
       }),
   ),
   route(
@@ -462,13 +554,13 @@ export const SANDBOX_ROUTES: readonly SurfaceRoute<SurfaceEnv>[] = [
       },
       parameters: [limitParameter],
     },
-    async (call, { ctx, sandbox, paced, pacer }) => {
+    async (call, { ctx, paced, pacer, journalNow }) => {
       const limit = readLimit(call.url)
       const shared = ctx.storage?.journal
       // A fleet's journal is read from its store, bounded by journalLimit.
       if (shared) return json(200, { requests: await shared.list(limit) })
       return paced(call, () =>
-        streamJson(pacer, 200, { requests: sandbox.journal.list(limit) }),
+        streamJson(pacer, 200, { requests: journalNow(limit.limit) }),
       )
     },
   ),
@@ -762,7 +854,10 @@ export const SANDBOX_ROUTES: readonly SurfaceRoute<SurfaceEnv>[] = [
         },
       ],
     },
-    (call, { sandbox, paced, pacer }) => {
+    (
+      call,
+      { paced, pacer, journalNow, sharedRecords, exportWithoutRecords },
+    ) => {
       const secrets = call.url.searchParams.get('secrets')
       if (secrets !== null && secrets !== 'include' && secrets !== 'mask') {
         throw validationError([
@@ -774,11 +869,21 @@ export const SANDBOX_ROUTES: readonly SurfaceRoute<SurfaceEnv>[] = [
         ])
       }
       return paced(call, () => {
+        const session = { ...exportWithoutRecords(), journal: journalNow() }
+        const records = sharedRecords()
         // @note Masked unless asked: an export shared or leaked gives no key away.
-        const session = sandbox.export()
         return secrets === 'include'
-          ? streamJson(pacer, 200, session, NO_STORE)
-          : streamJson(pacer, 200, maskSession(session))
+          ? streamJson(
+              pacer,
+              200,
+              withRecords(session, records.include),
+              NO_STORE,
+            )
+          : streamJson(
+              pacer,
+              200,
+              withRecords(maskSession(session), records.mask),
+            )
       })
     },
   ),
@@ -836,13 +941,14 @@ export const DOCUMENT_ROUTE: SurfaceRoute<SurfaceEnv> = route(
  * sandbox, in the order of the route table.
  *
  * @example
- * surfaceRoutes(ctx, sandbox, SURFACE_ROUTES).map((route) => `${route.method} ${route.path}`)
+ * surfaceRoutes(ctx, sandbox, SURFACE_ROUTES, exportWithoutRecords).map((route) => `${route.method} ${route.path}`)
  */
 export function surfaceRoutes(
   ctx: SandboxContext,
   sandbox: SandboxCore,
   routes: readonly SurfaceRoute<SurfaceEnv>[],
+  exportWithoutRecords: () => SandboxSession,
 ): Route[] {
-  const env = createSurfaceEnv(ctx, sandbox)
+  const env = createSurfaceEnv(ctx, sandbox, exportWithoutRecords)
   return routes.map((declared) => bindSurfaceRoute(ctx, declared, env))
 }

@@ -13,6 +13,7 @@ import {
   SESSION_FORMAT,
   SESSION_VERSION,
   type SandboxData,
+  type SandboxSession,
   type TokenRecord,
 } from './model/schemas.ts'
 import {
@@ -61,7 +62,16 @@ export interface JavaScriptApiWiring {
 export function createJavaScriptApi(
   ctx: SandboxContext,
   wiring: JavaScriptApiWiring,
-): { sandbox: SandboxCore; adopt(input: unknown): Promise<void> } {
+): {
+  sandbox: SandboxCore
+  adopt(input: unknown): Promise<void>
+  /**
+   * `sandbox.export()` with its record lists empty, all else read now: an
+   * answer that shares one copy of the records among its clients (they
+   * change only with `ctx.revision`) puts them in.
+   */
+  exportWithoutRecords(): SandboxSession
+} {
   const { options } = ctx
   let seed = wiring.seed
   let nextAccountName = createAccountNamer(seed)
@@ -138,6 +148,32 @@ export function createJavaScriptApi(
     await replaceData({ fill: (db) => insertSavedData(db, data), keepJournal })
     restoreSavedClocks(ctx, data)
   }
+
+  /** Saved data around `records`: what `dump()` gives besides them is read now. */
+  const dumpWith = (records: Pick<SandboxData, RecordList>): SandboxData => ({
+    format: SANDBOX_DATA_FORMAT,
+    version: SANDBOX_DATA_VERSION,
+    seed,
+    clock: {
+      now: ctx.clock.now().toISOString(),
+      frozen: ctx.clock.frozen,
+      // A running clock that was moved runs on from `now` when loaded.
+      ...(ctx.clock.moved && !ctx.clock.frozen && { moved: true }),
+    },
+    ...savedAccountClocks(),
+    ...records,
+  })
+
+  /** The session around saved `data`: options, journal and id positions as they are now. */
+  const exportWith = (data: SandboxData): SandboxSession => ({
+    format: SESSION_FORMAT,
+    version: SESSION_VERSION,
+    exported_at: new Date().toISOString(),
+    options: sessionOptions(options),
+    data,
+    journal: ctx.journal.list() as unknown as Record<string, unknown>[],
+    id_draws: ctx.nextId.draws(),
+  })
 
   const sandbox: SandboxCore = {
     fetch(input, init) {
@@ -263,22 +299,12 @@ export function createJavaScriptApi(
       const db = settledDb()
       const copy = <T extends object>(records: readonly T[]): T[] =>
         records.map((r) => ({ ...r }))
-      return {
-        format: SANDBOX_DATA_FORMAT,
-        version: SANDBOX_DATA_VERSION,
-        seed,
-        clock: {
-          now: ctx.clock.now().toISOString(),
-          frozen: ctx.clock.frozen,
-          // A running clock that was moved runs on from `now` when loaded.
-          ...(ctx.clock.moved && !ctx.clock.frozen && { moved: true }),
-        },
-        ...savedAccountClocks(),
+      return dumpWith({
         accounts: copy(db.accounts.all()),
         api_keys: copy(db.apiKeys.all()),
         customers: copy(db.customers.all()),
         tokens: copy(db.tokens.all()),
-      }
+      })
     },
     load: (input) => loadData(input, false),
     async snapshot(name) {
@@ -322,20 +348,27 @@ export function createJavaScriptApi(
         customers: data.customers.length,
         tokens: data.tokens.length,
       })),
-    export() {
-      const data = sandbox.dump()
-      return {
-        format: SESSION_FORMAT,
-        version: SESSION_VERSION,
-        exported_at: new Date().toISOString(),
-        options: sessionOptions(options),
-        data,
-        journal: ctx.journal.list() as unknown as Record<string, unknown>[],
-        id_draws: ctx.nextId.draws(),
-      }
+    export: () => exportWith(sandbox.dump()),
+  }
+  return {
+    sandbox,
+    adopt: (input) => loadData(input, true),
+    exportWithoutRecords: () => {
+      settledDb()
+      return exportWith(dumpWith(NO_RECORDS))
     },
   }
-  return { sandbox, adopt: (input) => loadData(input, true) }
+}
+
+/** The record lists of saved data: what grows with the data. */
+type RecordList = 'accounts' | 'api_keys' | 'customers' | 'tokens'
+
+/** The record lists of saved data, empty. */
+const NO_RECORDS: Pick<SandboxData, RecordList> = {
+  accounts: [],
+  api_keys: [],
+  customers: [],
+  tokens: [],
 }
 
 /**

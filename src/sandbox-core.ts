@@ -181,14 +181,14 @@ export function createSandboxCore(
     return ctx.ready
   }
 
-  const { sandbox, adopt } = createJavaScriptApi(ctx, {
+  const { sandbox, adopt, exportWithoutRecords } = createJavaScriptApi(ctx, {
     seed,
     fetch: (request) => router.fetch(request),
     replaceData,
   })
   const router = createRouter(ctx, [
     ...operations.map((spec) => operationRoute(ctx, spec)),
-    ...surfaceRoutes(ctx, sandbox, SURFACE_ROUTES),
+    ...surfaceRoutes(ctx, sandbox, SURFACE_ROUTES, exportWithoutRecords),
   ])
   if (session) {
     for (const entry of session.journal.toReversed())

@@ -8,7 +8,11 @@ import { STATUS_TEXT } from './errors.ts'
  * takes the one before it, and a pacer shared by all of a sandbox's streams
  * hands the event loop back between slices, so that a health check is
  * answered while megabytes are being written to many clients, and a client
- * that reads nothing costs one slice, not the whole answer.
+ * that reads nothing costs one slice, not the whole answer. The parts that
+ * grow with the data (the record lists) are `shareJson()` parts: made once
+ * per version of the data and written by every answer that carries them,
+ * as the same bytes, so that 500 clients reading one export cost one
+ * serialisation and one copy of the data, not 500.
  */
 
 /** Characters of JSON per slice: one write of node's socket, about. */
@@ -70,12 +74,20 @@ export function createPacer(): Pacer {
 /**
  * The pieces of `value`'s JSON, in order: its plain objects are walked to
  * the depth where the sandbox's answers keep their lists, and each batch of
- * a list's items (records) is one piece. Joined, they are `JSON.stringify(value)`.
+ * a list's items (records) is one piece; a `shareJson()` part is one piece
+ * of its own. Joined, they are `JSON.stringify(value)`.
  *
  * @example
  * [...jsonPieces({ a: [1, 2] })].join('') // '{"a":[1,2]}'
  */
-function* jsonPieces(value: unknown, depth = 0): Generator<string> {
+function* jsonPieces(
+  value: unknown,
+  depth = 0,
+): Generator<string | SharedJson> {
+  if (value instanceof SharedJson) {
+    yield value
+    return
+  }
   if (Array.isArray(value)) {
     // @note A batch of records is one native JSON.stringify, far cheaper
     // than one call (and one string to join) per record; cut out of its
@@ -124,6 +136,71 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 /**
+ * JSON made once and written by every answer that carries it (see
+ * `shareJson()`): its slices are serialised as the first answer that
+ * reaches each one needs it, and kept as bytes for the others.
+ */
+class SharedJson {
+  readonly #slices: Uint8Array[] = []
+  // Dropped once every slice is made: the value is then no longer held.
+  #pieces: Generator<string | SharedJson> | undefined
+
+  constructor(value: unknown) {
+    this.#pieces = jsonPieces(value)
+  }
+
+  /** The `index`th slice of the JSON, made now if no answer made it yet; none past the end. */
+  slice(index: number): Uint8Array | undefined {
+    while (index >= this.#slices.length && this.#pieces) {
+      const slice = nextSlice(this.#pieces)
+      if (slice.done) this.#pieces = undefined
+      if (slice.text !== '') this.#slices.push(ENCODER.encode(slice.text))
+      // A shared part within this one: its bytes become this one's.
+      for (let i = 0, inner; (inner = slice.shared?.slice(i)); i++)
+        this.#slices.push(inner)
+    }
+    return this.#slices[index]
+  }
+}
+
+/**
+ * Marks a part of an answer's value whose JSON many answers share: it is
+ * serialised once, in slices as the answers reach them, and every answer
+ * that carries the returned part writes the same bytes. Keep one part per
+ * version of what it holds, and never change `value` after: the slices are
+ * made from it as late as a client reads them.
+ *
+ * @example
+ * const customers = shareJson(sandbox.customers.list()) // once per revision
+ * streamJson(pacer, 200, { now, customers }) // for each client
+ */
+export function shareJson(value: unknown): unknown {
+  return new SharedJson(value)
+}
+
+const ENCODER = new TextEncoder()
+
+/**
+ * The next slice of text from `pieces`: about `SLICE_CHARS` of string
+ * pieces, cut short before a shared part, which it gives on its own.
+ */
+function nextSlice(pieces: Generator<string | SharedJson>): {
+  text: string
+  shared?: SharedJson
+  done: boolean
+} {
+  let text = ''
+  for (;;) {
+    const next = pieces.next()
+    if (next.done) return { text, done: true }
+    if (next.value instanceof SharedJson)
+      return { text, shared: next.value, done: false }
+    text += next.value
+    if (text.length >= SLICE_CHARS) return { text, done: false }
+  }
+}
+
+/**
  * A JSON answer whose body is written in slices as the client reads it (see
  * the module's note), with the sandbox's content type. `value` is taken as
  * it is now: build it from a copy of the data, so that the answer is one
@@ -139,25 +216,33 @@ export function streamJson(
   headers?: Record<string, string>,
 ): Response {
   const pieces = jsonPieces(value)
-  const encoder = new TextEncoder()
+  // The shared part being written, and its next slice.
+  let shared: { part: SharedJson; index: number } | undefined
   let cancelled = false
   const body = new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
         await pacer.turn()
         if (cancelled) return
-        let slice = ''
+        // @note One enqueue per pull: the client's reading paces the rest.
         for (;;) {
-          const next = pieces.next()
+          if (shared) {
+            const slice = shared.part.slice(shared.index++)
+            if (slice) {
+              controller.enqueue(slice)
+              return
+            }
+            shared = undefined
+          }
+          const next = nextSlice(pieces)
+          if (next.shared) shared = { part: next.shared, index: 0 }
+          if (next.text !== '') controller.enqueue(ENCODER.encode(next.text))
           if (next.done) {
-            if (slice !== '') controller.enqueue(encoder.encode(slice))
             controller.close()
             return
           }
-          slice += next.value
-          if (slice.length >= SLICE_CHARS) break
+          if (next.text !== '') return
         }
-        controller.enqueue(encoder.encode(slice))
       },
       cancel() {
         // The client left: the rest is never serialised.

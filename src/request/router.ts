@@ -82,7 +82,7 @@ interface PathEntry {
  * at the root of the matched origin and under the base path.
  *
  * @example
- * const router = createRouter(ctx, [...OPERATIONS.map((spec) => operationRoute(ctx, spec)), ...surfaceRoutes(ctx, sandbox, SURFACE_ROUTES)])
+ * const router = createRouter(ctx, [...OPERATIONS.map((spec) => operationRoute(ctx, spec)), ...surfaceRoutes(ctx, sandbox, SURFACE_ROUTES, exportWithoutRecords)])
  * await router.fetch(new Request('http://localhost/__sandbox/health'))
  */
 export function createRouter(
