@@ -7,7 +7,12 @@ import type {
   RouteCall,
   SandboxContext,
 } from './context.ts'
-import { reportUnexpected, SandboxError, storageUnavailable } from './errors.ts'
+import {
+  problemJson,
+  reportUnexpected,
+  SandboxError,
+  storageUnavailable,
+} from './errors.ts'
 import type { JournalEntry } from './journal.ts'
 import { LimitReachedError, limitReached } from './limits.ts'
 import { clip } from './validation.ts'
@@ -37,6 +42,17 @@ export interface Router {
    * router.allows('http://localhost/v1/customers') // ['GET', 'HEAD', 'POST', 'OPTIONS']
    */
   allows(href: string): string[] | undefined
+  /**
+   * Renders an error that arose outside the route table (a server's edge,
+   * a request the server could not read, an answer that failed) as the
+   * table's own are: a new request id of this sandbox in the body and in
+   * `X-Request-Id`, through the configured error format, and as problem
+   * JSON when that format itself fails.
+   *
+   * @example
+   * router.answerError(new SandboxError('invalid_host', 'The Host header is not a host.'))
+   */
+  answerError(error: unknown): Response
   /** The routes, in the order they were given. */
   readonly routes: readonly Route[]
   /** URL patterns of what the sandbox owns, for binding as MSW handlers. */
@@ -192,6 +208,23 @@ export function createRouter(
 
   return {
     routes,
+    answerError(error) {
+      const requestId = ctx.nextId('request')
+      let response: Response
+      try {
+        response = renderError(ctx, { requestId, entry: { code: null } }, error)
+      } catch (formatError) {
+        // @note The error format is the user's code: when it throws, the
+        // answer is still a problem with the request id to report it by.
+        reportUnexpected(formatError, requestId)
+        response = new SandboxError(
+          'internal_error',
+          INTERNAL_DETAIL,
+        ).toResponse(requestId, problemJson)
+      }
+      response.headers.set('x-request-id', requestId)
+      return response
+    },
     owns: (href) => locate(href).area !== undefined,
     allows(href) {
       const place = locate(href)
@@ -333,6 +366,9 @@ function allowedMethods(methods: ReadonlyMap<string, Route>): string[] {
   return allowed
 }
 
+const INTERNAL_DETAIL =
+  'The sandbox failed to answer this request; this is a bug in the sandbox, please report it with the request id.'
+
 /**
  * Renders anything a route threw as the sandbox's error answer: a
  * `SandboxError` as itself, a reached limit as its problem, and anything
@@ -343,7 +379,9 @@ function allowedMethods(methods: ReadonlyMap<string, Route>): string[] {
  */
 export function renderError(
   ctx: SandboxContext,
-  state: Pick<RequestState, 'requestId' | 'entry'>,
+  state: Pick<RequestState, 'requestId'> & {
+    entry: Pick<RequestState['entry'], 'code'>
+  },
   error: unknown,
 ): Response {
   const sandboxError =
@@ -351,10 +389,7 @@ export function renderError(
       ? error
       : error instanceof LimitReachedError
         ? limitReached(error)
-        : new SandboxError(
-            'internal_error',
-            'The sandbox failed to answer this request; this is a bug in the sandbox, please report it with the request id.',
-          )
+        : new SandboxError('internal_error', INTERNAL_DETAIL)
   if (sandboxError.code === 'internal_error')
     reportUnexpected(error, state.requestId)
   state.entry.code = sandboxError.code
