@@ -26,9 +26,16 @@ export interface Router {
   /**
    * Answers any request: the route's answer, or a problem for everything
    * else (404, 405 with `Allow`, and what a route throws), rendered in one
-   * place. API requests are recorded in the journal.
+   * place. API requests are recorded in the journal. `headers` join the
+   * answer as it is built (a server's CORS headers), as the request id does.
+   *
+   * @example
+   * await router.fetch(request, [['access-control-allow-origin', '*']])
    */
-  fetch(request: Request): Promise<Response>
+  fetch(
+    request: Request,
+    headers?: readonly [string, string][],
+  ): Promise<Response>
   /**
    * Whether the sandbox answers this URL (the API under the base, the sandbox's
    * own API (`/__sandbox/*`) and `/openapi.json`): a server serves its files for the rest.
@@ -232,7 +239,7 @@ export function createRouter(
       const found = lookup(place.path)
       return found && allowedMethods(found.entry.methods)
     },
-    async fetch(request) {
+    async fetch(request, headers) {
       // @note A store that replicas share may hold writes this copy has not
       // seen: catch up first, so that nothing is answered from stale state.
       const store = ctx.storage
@@ -259,7 +266,10 @@ export function createRouter(
           replayed: false,
           code: null,
         },
-        headers: [['x-request-id', requestId]],
+        headers:
+          headers === undefined
+            ? [['x-request-id', requestId]]
+            : [['x-request-id', requestId], ...headers],
       }
       let operation: Route['operation'] = undefined
       let response: Response

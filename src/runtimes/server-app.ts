@@ -56,8 +56,8 @@ export interface ServerAppOptions extends SandboxOptions {
 /** The server as a web app, which an adapter binds to a runtime's sockets. */
 export interface ServerApp {
   /**
-   * Answers one request: the edge, the CORS preflight, the log, CORS
-   * headers and the playground's files, then the sandbox. A `Response` of
+   * Answers one request: the edge, the CORS preflight, the log and the
+   * playground's files, then the sandbox, with CORS headers. A `Response` of
    * status 0 (`Response.error()`) asks the adapter to drop the connection.
    */
   fetch(request: ServerRequest): Promise<Response>
@@ -269,23 +269,26 @@ export async function createServerApp(
     return response
   }
 
-  const addCors: ServerMiddleware = async (request, next) => {
-    const response = await next()
-    if (response.status === 0) return response
+  /** The CORS headers of an answer to `request`, as the edge found it. */
+  const corsOf = (request: Request): [string, string][] => {
     const { origin, owned, sandboxApi, trusted } = verdictOf(request)
+    const headers = corsHeaders(origin, owned && !sandboxApi)
     // @note The admin surface never lets a browser send credentials, and a
     // foreign origin gets no grant: its page cannot read the answer.
-    for (const [name, value] of corsHeaders(origin, owned && !sandboxApi)) {
-      if (sandboxApi && !trusted && name !== 'vary') continue
-      response.headers.set(name, value)
-    }
-    return response
+    return sandboxApi && !trusted
+      ? headers.filter(([name]) => name === 'vary')
+      : headers
   }
 
-  const serveFiles: ServerMiddleware = async (request, next) =>
+  const serveFiles: ServerMiddleware = (request, next) =>
     verdictOf(request).owned
       ? next()
-      : ((await serveFile(playground, request)) ?? next())
+      : serveFile(playground, request).then((file) => {
+          if (file === undefined) return next()
+          for (const [name, value] of corsOf(request))
+            file.headers.set(name, value)
+          return file
+        })
 
   const fetch = compose(
     [
@@ -293,10 +296,11 @@ export async function createServerApp(
       checkEdge,
       answerPreflight,
       ...(onLog ? [logAnswers] : []),
-      addCors,
       serveFiles,
     ],
-    (request) => sandbox.fetch(request),
+    // @note The CORS headers join the sandbox's answer as it is built: set
+    // afterwards, they would make it build a `Headers` of all its own.
+    (request) => router.fetch(request, corsOf(request)),
   )
 
   let closing: Promise<void> | undefined
@@ -332,12 +336,15 @@ function compose(
   steps: readonly ServerMiddleware[],
   handler: (request: ServerRequest) => Promise<Response>,
 ): (request: ServerRequest) => Promise<Response> {
-  let composed = handler
+  let composed: (request: ServerRequest) => Response | Promise<Response> =
+    handler
   for (const step of steps.toReversed()) {
     const next = composed
-    composed = async (request) => step(request, () => next(request))
+    composed = (request) => step(request, () => next(request))
   }
-  return composed
+  const run = composed
+  // @note No promise per step: a step that answers at once costs a call.
+  return (request) => Promise.resolve(run(request))
 }
 
 /** The path and query of a serialised URL, as a log shows a request's target. */
