@@ -227,7 +227,7 @@ export async function createServerApp(
     }
   }
 
-  /** Refuses what the admin surface must not take, before the sandbox reads anything. */
+  /** Refuses a `Host` that is no host, and what the admin surface must not take, before the sandbox reads anything. */
   const checkEdge: ServerMiddleware = (request, next) => {
     const started = performance.now()
     const verdict = edge.check(request, request.ip)
@@ -242,7 +242,7 @@ export async function createServerApp(
     return next()
   }
 
-  /** Answers a CORS preflight with what the path takes; elsewhere the playground's files. */
+  /** Answers a CORS preflight with the methods the path takes (outside the sandbox's paths, those of the playground's files). */
   const answerPreflight: ServerMiddleware = (request, next) => {
     if (
       request.method !== 'OPTIONS' ||
