@@ -1,4 +1,4 @@
-import { expect, it, onTestFinished } from 'vitest'
+import { expect, it, onTestFinished, vi } from 'vitest'
 import type { ErrorFormatter } from '../src/request/errors.ts'
 import {
   createServerApp,
@@ -126,12 +126,8 @@ it('renders an edge refusal through errorFormat with the sandbox request id, and
 })
 
 it('turns a failure in the answer into a 500 problem with a request id', async () => {
-  const errors: unknown[] = []
-  const original = console.error
-  console.error = (...args: unknown[]) => errors.push(args.join(' '))
-  onTestFinished(() => {
-    console.error = original
-  })
+  const errors = vi.spyOn(console, 'error').mockImplementation(() => {})
+  onTestFinished(() => errors.mockRestore())
   const app = await startApp({
     errorFormat: () => {
       throw new Error('the error format failed')
@@ -145,5 +141,6 @@ it('turns a failure in the answer into a 500 problem with a request id', async (
   }
   expect(problem.code).toBe('internal_error')
   expect(problem.request_id).toBe(response.headers.get('x-request-id'))
-  expect(errors.join('\n')).toContain(problem.request_id)
+  const printed = errors.mock.calls.map((call) => call.join(' ')).join('\n')
+  expect(printed).toContain(problem.request_id)
 })
