@@ -48,10 +48,8 @@ import {
   seedDefaultData,
 } from './model/seeding.ts'
 
-/** What a host (the server) gives the core besides options. */
+/** What a host gives the core besides options. */
 export interface SandboxAdapter {
-  /** Durable storage: each write is stored before it is answered. */
-  storage?: Store
   /**
    * The operations of the route table: the API's own (`OPERATIONS`) unless
    * a test gives others, which are then routed, validated and journaled
@@ -88,6 +86,12 @@ export function createSandboxCore(
 ): {
   sandbox: SandboxCore
   router: Router
+  /**
+   * Gives the sandbox its durable store, opened after the core because the
+   * store loads into it (`durable`): from then on each write is stored
+   * before it is answered. Called once, before the first request.
+   */
+  attach(store: Store): void
   /**
    * Takes saved data as `load()` does, but keeps the journal and the queued
    * scenarios: for data that another copy of the same sandbox saved (a
@@ -138,7 +142,6 @@ export function createSandboxCore(
   const dataParts = createDataParts(resolved, seed, changed, session?.id_draws)
   const ctx: SandboxContext = {
     options: resolved,
-    storage: adapter.storage,
     clock,
     schemas: createOperationSchemas(resolved, operations),
     scenarios: createScenarios(resolved.latency, resolved.limits.scenarios),
@@ -200,6 +203,9 @@ export function createSandboxCore(
     router,
     adopt,
     durable: createDurableState(ctx, sandbox, adopt),
+    attach(store) {
+      ctx.storage = store
+    },
   }
 }
 

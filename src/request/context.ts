@@ -45,8 +45,11 @@ export interface SandboxContext {
   rateLimiter: RateLimiter | undefined
   /** The window of the `rate-limited` persona key. */
   personaLimiter: RateLimiter
-  /** The durable store of a server (its data file), when it has one: writes wait for it. */
-  readonly storage?: Store | undefined
+  /**
+   * The durable store of a server (its data file, Redis), when it has one:
+   * writes wait for it. Attached once it is open, before any request.
+   */
+  storage?: Store | undefined
   /** Settles when the current seeding is done; every resolver awaits it. */
   ready: Promise<void>
   /** Whether `ready` has settled, so that resolvers need not wait a tick for it. */

@@ -7,7 +7,12 @@ import type {
   RouteCall,
   SandboxContext,
 } from './context.ts'
-import { reportUnexpected, SandboxError, storageUnavailable } from './errors.ts'
+import {
+  problemJson,
+  reportUnexpected,
+  SandboxError,
+  storageUnavailable,
+} from './errors.ts'
 import type { JournalEntry } from './journal.ts'
 import { LimitReachedError, limitReached } from './limits.ts'
 import { clip } from './validation.ts'
@@ -21,9 +26,16 @@ export interface Router {
   /**
    * Answers any request: the route's answer, or a problem for everything
    * else (404, 405 with `Allow`, and what a route throws), rendered in one
-   * place. API requests are recorded in the journal.
+   * place. API requests are recorded in the journal. `headers` join the
+   * answer as it is built (a server's CORS headers), as the request id does.
+   *
+   * @example
+   * await router.fetch(request, [['access-control-allow-origin', '*']])
    */
-  fetch(request: Request): Promise<Response>
+  fetch(
+    request: Request,
+    headers?: readonly [string, string][],
+  ): Promise<Response>
   /**
    * Whether the sandbox answers this URL (the API under the base, the sandbox's
    * own API (`/__sandbox/*`) and `/openapi.json`): a server serves its files for the rest.
@@ -37,6 +49,17 @@ export interface Router {
    * router.allows('http://localhost/v1/customers') // ['GET', 'HEAD', 'POST', 'OPTIONS']
    */
   allows(href: string): string[] | undefined
+  /**
+   * Renders an error that arose outside the route table (a server's edge,
+   * a request the server could not read, an answer that failed) as the
+   * table's own are: a new request id of this sandbox in the body and in
+   * `X-Request-Id`, through the configured error format, and as problem
+   * JSON when that format itself fails.
+   *
+   * @example
+   * router.answerError(new SandboxError('invalid_host', 'The Host header is not a host.'))
+   */
+  answerError(error: unknown): Response
   /** The routes, in the order they were given. */
   readonly routes: readonly Route[]
   /** URL patterns of what the sandbox owns, for binding as MSW handlers. */
@@ -192,6 +215,23 @@ export function createRouter(
 
   return {
     routes,
+    answerError(error) {
+      const requestId = ctx.nextId('request')
+      let response: Response
+      try {
+        response = renderError(ctx, { requestId, entry: { code: null } }, error)
+      } catch (formatError) {
+        // @note The error format is the user's code: when it throws, the
+        // answer is still a problem with the request id to report it by.
+        reportUnexpected(formatError, requestId)
+        response = new SandboxError(
+          'internal_error',
+          INTERNAL_DETAIL,
+        ).toResponse(requestId, problemJson)
+      }
+      response.headers.set('x-request-id', requestId)
+      return response
+    },
     owns: (href) => locate(href).area !== undefined,
     allows(href) {
       const place = locate(href)
@@ -199,7 +239,7 @@ export function createRouter(
       const found = lookup(place.path)
       return found && allowedMethods(found.entry.methods)
     },
-    async fetch(request) {
+    async fetch(request, headers) {
       // @note A store that replicas share may hold writes this copy has not
       // seen: catch up first, so that nothing is answered from stale state.
       const store = ctx.storage
@@ -226,7 +266,10 @@ export function createRouter(
           replayed: false,
           code: null,
         },
-        headers: [['x-request-id', requestId]],
+        headers:
+          headers === undefined
+            ? [['x-request-id', requestId]]
+            : [['x-request-id', requestId], ...headers],
       }
       let operation: Route['operation'] = undefined
       let response: Response
@@ -333,6 +376,9 @@ function allowedMethods(methods: ReadonlyMap<string, Route>): string[] {
   return allowed
 }
 
+const INTERNAL_DETAIL =
+  'The sandbox failed to answer this request; this is a bug in the sandbox, please report it with the request id.'
+
 /**
  * Renders anything a route threw as the sandbox's error answer: a
  * `SandboxError` as itself, a reached limit as its problem, and anything
@@ -343,7 +389,9 @@ function allowedMethods(methods: ReadonlyMap<string, Route>): string[] {
  */
 export function renderError(
   ctx: SandboxContext,
-  state: Pick<RequestState, 'requestId' | 'entry'>,
+  state: Pick<RequestState, 'requestId'> & {
+    entry: Pick<RequestState['entry'], 'code'>
+  },
   error: unknown,
 ): Response {
   const sandboxError =
@@ -351,10 +399,7 @@ export function renderError(
       ? error
       : error instanceof LimitReachedError
         ? limitReached(error)
-        : new SandboxError(
-            'internal_error',
-            'The sandbox failed to answer this request; this is a bug in the sandbox, please report it with the request id.',
-          )
+        : new SandboxError('internal_error', INTERNAL_DETAIL)
   if (sandboxError.code === 'internal_error')
     reportUnexpected(error, state.requestId)
   state.entry.code = sandboxError.code

@@ -1,4 +1,4 @@
-// The standalone server on node:http: sockets, limits, the edge, the stores, the playground.
+// The standalone server on node:http: sockets, timeouts, malformed HTTP and listen, around the server's web app.
 import {
   createServer,
   type IncomingMessage,
@@ -6,56 +6,25 @@ import {
 } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
-import { readFile, stat } from 'node:fs/promises'
-import { extname, resolve as resolvePath, sep } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { NodeRequest, sendNodeResponse } from 'srvx/node'
 import { z } from 'zod'
-import { createSandboxCore } from '../sandbox-core.ts'
 import {
   DataFileError,
-  lockDataFile,
-  moveAway,
-  openDataFileLog,
   readDataFile,
-  removeStaleTempFiles,
-  resolveDataFilePath,
-  type DataFileLock,
-  type DataFileLog,
   type FlushInfo,
 } from '../model/data-file.ts'
-import {
-  problemJson,
-  reportUnexpected,
-  SandboxError,
-  STATUS_TEXT,
-} from '../request/errors.ts'
-import { createEdge, type EdgeVerdict } from './node-edge.ts'
+import { SandboxError, STATUS_TEXT } from '../request/errors.ts'
 import { payloadTooLarge } from '../request/validation.ts'
-import type { JournalEntry } from '../request/journal.ts'
 import type { SandboxOptions } from '../options.ts'
 import { SERVER_DEFAULTS } from '../defaults.ts'
-import {
-  describeOptionsIssue,
-  OptionsError,
-  showValue,
-  type Explain,
-} from '../option-messages.ts'
+import { describeOptionsIssue, showValue } from '../option-messages.ts'
 import type { SandboxCore } from '../sandbox.ts'
-import type { RedisStore } from '../model/redis-store.ts'
-
-/** One request as the server logs it. */
-export interface RequestLog {
-  request_id: string | null
-  method: string
-  path: string
-  status: number
-  duration_ms: number
-  account_id: string | null
-  /** Masked. */
-  credential: string | null
-  code: string | null
-}
+import { checkWire } from './node-edge.ts'
+import {
+  createServerApp,
+  SandboxStartError,
+  type RequestLog,
+} from './server-app.ts'
 
 /** Options of `createSandboxServer()`: the sandbox's own, plus where and how to serve. */
 export interface SandboxServerOptions extends SandboxOptions {
@@ -183,12 +152,6 @@ export interface SandboxServer {
   close(): Promise<void>
 }
 
-/** Headers a browser app on another origin may send and read. */
-export const CORS_ALLOW_HEADERS =
-  'Authorization, Content-Type, Idempotency-Key, X-Sandbox-Scenario'
-export const CORS_EXPOSE_HEADERS =
-  'X-Request-Id, Retry-After, RateLimit, RateLimit-Policy, Idempotent-Replayed, WWW-Authenticate, Allow, ETag, Accept-Post'
-
 /** Defaults of the server's limits, in milliseconds and counts: the part of `SERVER_DEFAULTS` they are, kept public under this name. */
 export const DEFAULT_SERVER_LIMITS = {
   headersTimeout: SERVER_DEFAULTS.headersTimeout,
@@ -198,13 +161,6 @@ export const DEFAULT_SERVER_LIMITS = {
   maxHeadersCount: SERVER_DEFAULTS.maxHeadersCount,
   maxConnections: SERVER_DEFAULTS.maxConnections,
 } as const
-
-const LOOPBACK = /^(127(?:\.\d{1,3}){3}|::1|localhost|\[::1\])$/i
-
-/** Whether `host` only accepts connections from this machine. */
-export function isLoopback(host: string): boolean {
-  return LOOPBACK.test(host)
-}
 
 const fn = z.custom<(...args: never[]) => unknown>(
   (value) => typeof value === 'function',
@@ -289,233 +245,23 @@ export async function createSandboxServer(
   const {
     port = SERVER_DEFAULTS.port,
     host = SERVER_DEFAULTS.host,
-    dataFile,
-    store: storeOption,
     dataFileDelayMs: _deprecated,
-    onLog,
-    onFlush,
-    playground = PLAYGROUND_DIR,
-    adminOrigins = [],
-    allowedHosts = [],
     headersTimeout = SERVER_DEFAULTS.headersTimeout,
     requestTimeout = SERVER_DEFAULTS.requestTimeout,
     keepAliveTimeout = SERVER_DEFAULTS.keepAliveTimeout,
     sendTimeout = SERVER_DEFAULTS.sendTimeout,
     maxHeadersCount = SERVER_DEFAULTS.maxHeadersCount,
     maxConnections = SERVER_DEFAULTS.maxConnections,
-    ...sandboxOptions
+    ...appOptions
   } = options
-  const limits = {
-    headersTimeout,
-    requestTimeout,
-    keepAliveTimeout,
-    sendTimeout,
-    maxHeadersCount,
-    maxConnections,
-  }
   if (headersTimeout > requestTimeout) {
     throw new RangeError(
       `Failed to start the sandbox server: headersTimeout (${headersTimeout}) must not exceed requestTimeout (${requestTimeout}).`,
     )
   }
-  const edge = createEdge({
-    loopback: isLoopback(host),
-    adminOrigins,
-    allowedHosts,
-    adminToken: sandboxOptions.adminToken,
-  })
-  if (!isLoopback(host) && sandboxOptions.adminToken === undefined) {
-    throw new SandboxStartError(
-      (naming) =>
-        `Refusing to listen on ${host} without an admin token: anyone who can reach it could reset or read the sandbox. Set ${naming.name('adminToken')} (at least 16 characters), or listen on this machine only with ${naming.set('host', "'127.0.0.1'")}.`,
-      2,
-    )
-  }
-
-  if (dataFile !== undefined && storeOption !== undefined) {
-    throw new SandboxStartError(
-      (naming) =>
-        `Give ${naming.name('dataFile')} or ${naming.name('store')}, not both: the sandbox keeps its data in one place.`,
-      2,
-    )
-  }
-  const storeUrl =
-    typeof storeOption === 'string' ? { url: storeOption } : storeOption
-  let dataLog: DataFileLog | undefined
-  let redis: RedisStore | undefined
-  const { sandbox, router, durable } = createSandboxCore(
-    {
-      // A replayed session keeps the determinism it was recorded with.
-      ...(sandboxOptions.from === undefined && {
-        deterministic: SERVER_DEFAULTS.deterministic,
-      }),
-      ...sandboxOptions,
-      onRequest(entry) {
-        sandboxOptions.onRequest?.(entry)
-        // @note Logged from the journal entry, not kept until the answer is
-        // sent: a network error is never sent, and the entry would stay.
-        if (onLog) onLog(logOf(entry))
-      },
-    },
-    dataFile !== undefined
-      ? {
-          storage: {
-            kind: 'file',
-            commit: (write, undo) => dataLog!.commit(write, undo),
-            saveState: () => dataLog!.saveState(),
-            fault: () => dataLog?.fault(),
-          },
-        }
-      : storeUrl !== undefined
-        ? {
-            storage: {
-              kind: 'redis',
-              sync: () => redis!.sync!(),
-              resync: () => redis!.resync!(),
-              hit: (key, windowMs) => redis!.hit!(key, windowMs),
-              journal: {
-                append: (entry) => redis!.journal!.append(entry),
-                list: (filter) => redis!.journal!.list(filter),
-                clear: (accountId) => redis!.journal!.clear(accountId),
-              },
-              version: () => redis!.version!(),
-              commit: (write, undo, decidedAt) =>
-                redis!.commit(write, undo, decidedAt),
-              saveState: (decidedAt) => redis!.saveState(decidedAt),
-              fault: () => redis?.fault(),
-            },
-          }
-        : {},
-  )
-  await sandbox.ready
-
-  let loadedFromFile = false
-  let lock: DataFileLock | undefined
-  // Whatever fails from here on must give the lock back.
-  const abandon = async (): Promise<void> => {
-    await redis?.close()
-    await dataLog?.close()
-    await lock?.release()
-  }
-  if (storeUrl !== undefined) {
-    // @note Loaded only here: the browser bundle never holds a Redis client.
-    const { openRedisStore } = await import('../model/redis-store.ts')
-    try {
-      redis = await openRedisStore(
-        {
-          ...storeUrl,
-          onLog: (line) => console.error(line),
-          journal: { limit: sandbox.options.journalLimit },
-        },
-        durable,
-      )
-    } catch (error) {
-      throw new SandboxStartError((error as Error).message, 1)
-    }
-  }
-  if (dataFile !== undefined) {
-    // Links followed: one lock and one file, whichever name leads there.
-    const file = await resolveDataFilePath(dataFile)
-    lock = await lockDataFile(file)
-    try {
-      await removeStaleTempFiles(file)
-      const data = await readDataFile(file)
-      if (data !== undefined) {
-        try {
-          await sandbox.load(data)
-          durable.restore(data as Record<string, unknown>)
-        } catch (error) {
-          throw new DataFileError(
-            (naming) =>
-              `The data file ${file} cannot be used: ${(error as Error).message.replace(/^Failed to load sandbox data: /, '')} It was left untouched. ${moveAway(naming)}`,
-          )
-        }
-        loadedFromFile = true
-      }
-      // Compacts: the snapshot and every line replayed become one fresh file.
-      dataLog = await openDataFileLog(file, durable, {
-        ...(onFlush && { onFlush }),
-        onError: (error) =>
-          console.error(
-            `Failed to write the data file ${file}: ${error.message}`,
-          ),
-      })
-    } catch (error) {
-      await lock.release()
-      throw error
-    }
-  }
-
-  const baseOrigin = sandbox.options.baseUrl?.origin
-  const { maxBodyBytes } = sandbox.options
-  // Thin wrappers around the sandbox's one `fetch`: CORS, the preflight and
-  // the static files of the playground.
-  const fetchHandler = async (
-    request: Request,
-    verdict: EdgeVerdict,
-    res: ServerResponse,
-  ): Promise<Response> => {
-    const started = performance.now()
-    const { origin } = verdict
-    if (
-      request.method === 'OPTIONS' &&
-      request.headers.has('access-control-request-method')
-    ) {
-      return preflight(
-        origin,
-        request.headers.get('access-control-request-headers'),
-        !verdict.sandboxApi,
-        // What the path takes; elsewhere the playground's files.
-        router.allows(request.url) ?? FILE_METHODS,
-      )
-    }
-    const owned = router.owns(request.url)
-    const response = owned
-      ? await sandbox.fetch(request)
-      : ((await serveFile(playground, request)) ??
-        (await sandbox.fetch(request)))
-    if (response.status === 0) {
-      // A scenario asked for a network error: drop the connection unanswered.
-      res.destroy()
-      return response
-    }
-    // @note The admin surface never lets a browser send credentials, and a
-    // foreign origin gets no grant: its page cannot read the answer. Set on
-    // node's response, they join the answer's own headers as it is written.
-    for (const [name, value] of corsHeaders(
-      origin,
-      owned && !verdict.sandboxApi,
-    )) {
-      if (verdict.sandboxApi && !verdict.trusted && name !== 'vary') continue
-      res.setHeader(name, value)
-    }
-    // The API's answers are in the journal and logged from there.
-    const journaled =
-      owned &&
-      !verdict.sandboxApi &&
-      !verdict.url.pathname.endsWith('/openapi.json')
-    if (!journaled) log(request.method, verdict.url.pathname, response, started)
-    return response
-  }
-
-  /** Logs an answer that the journal does not record (the sandbox's own API, files, refusals). */
-  const log = (
-    method: string,
-    path: string,
-    response: Response,
-    started: number,
-  ): void => {
-    onLog?.({
-      request_id: response.headers.get('x-request-id'),
-      method,
-      path,
-      status: response.status,
-      duration_ms: Math.round((performance.now() - started) * 100) / 100,
-      account_id: null,
-      credential: null,
-      code: null,
-    })
-  }
+  const app = await createServerApp({ ...appOptions, host })
+  const baseOrigin = app.sandbox.options.baseUrl?.origin
+  const { maxBodyBytes } = app.sandbox.options
 
   /** Writes an answer; a body still coming is not read but cut off. */
   const send = async (
@@ -543,70 +289,45 @@ export async function createSandboxServer(
     await sent
   }
 
-  /** Answers a request the edge refused, before anything else read it. */
-  const refuse = (
-    req: IncomingMessage,
-    res: ServerResponse,
-    error: SandboxError,
-    started: number,
-  ): Promise<void> | void => {
-    const requestId = newRequestId()
-    const response = error.toResponse(requestId, sandbox.options.errorFormat)
-    response.headers.set('x-request-id', requestId)
-    log(req.method ?? 'GET', (req.url ?? '').slice(0, 2048), response, started)
-    return send(req, res, response)
-  }
-
   const serve = async (
     req: IncomingMessage,
     res: ServerResponse,
-    started: number,
   ): Promise<void> => {
-    const verdict = edge.check(req)
-    if (verdict instanceof SandboxError) {
-      return refuse(req, res, verdict, started)
-    }
-    // node:http keeps one header more than the limit, so that more shows.
-    if (req.rawHeaders.length / 2 > maxHeadersCount) {
-      return refuse(
-        req,
-        res,
-        new SandboxError(
-          'headers_too_large',
-          `The request has more than ${maxHeadersCount} header fields, the limit of the maxHeadersCount option (--max-headers-count).`,
-        ),
-        started,
-      )
+    const url = checkWire(req, maxHeadersCount, baseOrigin)
+    if (url instanceof SandboxError) {
+      return send(req, res, app.refuse(url, req.method ?? 'GET', req.url ?? ''))
     }
     const request = new ServerRequest({ req, res }, maxBodyBytes)
-    // @note srvx would build the URL from `Host`; the edge built it from the
-    // path. `_url` is srvx's documented slot for a URL built elsewhere. With
-    // a baseUrl, its path prefix applies on the server's own origin.
-    Object.assign(request, {
-      _url:
-        baseOrigin === undefined
-          ? verdict.url
-          : new URL(verdict.url.pathname + verdict.url.search, baseOrigin),
-    })
-    const response = await fetchHandler(request, verdict, res)
-    if (response.status !== 0) await send(req, res, response)
+    // @note srvx would build the URL from `Host`; checkWire built it from
+    // the path. `_url` is srvx's documented slot for a URL built elsewhere.
+    Object.assign(request, { _url: url })
+    const response = await app.fetch(request)
+    // A scenario asked for a network error: drop the connection unanswered.
+    if (response.status === 0) res.destroy()
+    else await send(req, res, response)
   }
 
-  /** Turns what nobody planned into a 500 problem; the process keeps serving. */
+  /** Answers a failure outside the app (while sending) with a 500 problem, or cuts an answer begun. */
   const lastResort = (res: ServerResponse, error: unknown): void => {
-    const requestId = newRequestId()
-    reportUnexpected(error, requestId)
+    // Rendered (and reported with its request id) even when it cannot be sent.
+    const response = app.answerError(error)
     if (res.headersSent || res.destroyed) {
       res.destroy()
       return
     }
-    const response = new SandboxError(
-      'internal_error',
-      'The sandbox failed to answer this request; this is a bug in the sandbox, please report it with the request id.',
-    ).toResponse(requestId, problemJson)
-    response.headers.set('x-request-id', requestId)
     res.shouldKeepAlive = false
     sendNodeResponse(res, response).catch(() => res.destroy())
+  }
+
+  /** Writes `error` straight to `socket`, rendered by the app, then closes it. */
+  const answerRaw = (socket: Duplex, error: SandboxError): void => {
+    toRawAnswer(app.answerError(error)).then(
+      (raw) => {
+        if (socket.writable) socket.end(raw, () => socket.destroy())
+        else socket.destroy()
+      },
+      () => socket.destroy(),
+    )
   }
 
   const watchStall = createStallWatch(sendTimeout)
@@ -632,11 +353,8 @@ export async function createSandboxServer(
         // answers: work on them would only hold the event loop (thousands of
         // pipelined admin reads). Nothing more is run on this connection.
         if (req.socket.destroyed || res.destroyed) return
-        const started = performance.now()
         try {
-          serve(req, res, started).catch((error: unknown) =>
-            lastResort(res, error),
-          )
+          serve(req, res).catch((error: unknown) => lastResort(res, error))
         } catch (error) {
           lastResort(res, error)
         }
@@ -664,11 +382,12 @@ export async function createSandboxServer(
       return
     }
     const answer = (): void => {
-      if (socket.writable) {
-        socket.end(clientErrorAnswer(error.code, limits), () =>
-          socket.destroy(),
+      if (socket.writable)
+        answerRaw(
+          socket,
+          clientError(error.code, { headersTimeout, requestTimeout }),
         )
-      } else socket.destroy()
+      else socket.destroy()
     }
     // @note A fault after whole requests still being answered is the next
     // request's: those before it are answered first, as the client counts
@@ -691,13 +410,15 @@ export async function createSandboxServer(
   // @note node:http hands CONNECT (a proxy's tunnel) to this event, and
   // closes the socket unanswered when nobody listens.
   server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
-    const error = new SandboxError(
-      'method_not_allowed',
-      'This server is no proxy and opens no tunnels: CONNECT is not served. Send requests such as GET /v1/customers to it directly.',
-      { headers: { allow: ALL_METHODS } },
-    )
     socket.on('error', () => socket.destroy())
-    socket.end(rawAnswer(error), () => socket.destroy())
+    answerRaw(
+      socket,
+      new SandboxError(
+        'method_not_allowed',
+        'This server is no proxy and opens no tunnels: CONNECT is not served. Send requests such as GET /v1/customers to it directly.',
+        { headers: { allow: ALL_METHODS } },
+      ),
+    )
   })
   server.on('connection', (socket) => {
     sockets.add(socket)
@@ -736,7 +457,7 @@ export async function createSandboxServer(
       resolve(),
     )
   }).catch(async (error: unknown) => {
-    await abandon()
+    await app.close()
     throw error
   })
   const address = server.address() as AddressInfo
@@ -747,13 +468,11 @@ export async function createSandboxServer(
   return {
     url: `http://${shownHost}:${address.port}`,
     port: address.port,
-    sandbox,
-    loadedFromFile,
-    playgroundUrl:
-      playground !== false &&
-      (await stat(resolvePath(playground, 'index.html')).catch(() => undefined))
-        ? `http://${shownHost}:${address.port}/`
-        : null,
+    sandbox: app.sandbox,
+    loadedFromFile: app.loadedFromFile,
+    playgroundUrl: app.playground
+      ? `http://${shownHost}:${address.port}/`
+      : null,
     close() {
       closing ??= (async () => {
         const closed = new Promise<void>((resolve) =>
@@ -769,168 +488,11 @@ export async function createSandboxServer(
         await closed
         clearInterval(sweep)
         clearTimeout(timer)
-        await abandon()
+        await app.close()
       })()
       return closing
     },
   }
-}
-
-/**
- * A start-up failure with the exit code the CLI should use. Its message names
- * the options to change as the JavaScript API does (`port: 0`); `explain`
- * names them for another reader (the CLI's `--port 0`, a Playwright config).
- *
- * @example
- * await createSandboxServer({ port: 4100 }).catch((error: unknown) => {
- *   // Port 4100 is already in use on 127.0.0.1. Stop what uses it, or change port: 4100 to another port (port: 0 takes a free one).
- *   if (error instanceof SandboxStartError) console.error(error.message)
- *   throw error
- * })
- */
-export class SandboxStartError extends OptionsError {
-  readonly exitCode: number
-  constructor(explain: Explain | string, exitCode: number) {
-    super(explain)
-    this.name = 'SandboxStartError'
-    this.exitCode = exitCode
-  }
-}
-
-// The built playground, from any file of dist/ and from this source file.
-const PLAYGROUND_DIR = fileURLToPath(
-  new URL(
-    import.meta.url.includes('/src/runtimes/')
-      ? '../../dist/playground/'
-      : '../dist/playground/',
-    import.meta.url,
-  ),
-)
-
-const CONTENT_TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.json': 'application/json',
-  '.map': 'application/json',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.ico': 'image/x-icon',
-  '.txt': 'text/plain; charset=utf-8',
-  '.woff2': 'font/woff2',
-}
-
-/** What a path of the playground's files takes, as `Allow` lists it. */
-const FILE_METHODS = ['GET', 'HEAD', 'OPTIONS']
-
-/**
- * A file of `dir` for a GET or HEAD of its path (`/` is `index.html`), what
- * an OPTIONS of that path may do, or `undefined` when there is none: the
- * caller answers 404.
- */
-async function serveFile(
-  dir: string | false,
-  request: Request,
-): Promise<Response | undefined> {
-  if (dir === false || !FILE_METHODS.includes(request.method)) return undefined
-  let path: string
-  try {
-    path = decodeURIComponent(new URL(request.url).pathname)
-  } catch {
-    return undefined
-  }
-  if (path.endsWith('/')) path += 'index.html'
-  const root = resolvePath(dir)
-  const file = resolvePath(root, `.${path}`)
-  // @note No way out of the directory: `..`, encoded or not, and NUL bytes.
-  if (path.includes('\0') || !file.startsWith(root + sep)) return undefined
-  const type = CONTENT_TYPES[extname(file)]
-  if (type === undefined) return undefined
-  try {
-    if (!(await stat(file)).isFile()) return undefined
-    if (request.method === 'OPTIONS') {
-      return new Response(null, {
-        status: 204,
-        headers: { allow: FILE_METHODS.join(', ') },
-      })
-    }
-    const body = await readFile(file)
-    return new Response(request.method === 'HEAD' ? null : body, {
-      headers: {
-        'content-type': type,
-        'content-length': String(body.length),
-        'x-content-type-options': 'nosniff',
-        // Vite names the files under assets/ by their content hash.
-        'cache-control': path.startsWith('/assets/')
-          ? 'public, max-age=31536000, immutable'
-          : 'no-cache',
-      },
-    })
-  } catch {
-    return undefined
-  }
-}
-
-const ANY_ORIGIN: [string, string][] = [
-  ['access-control-allow-origin', '*'],
-  ['access-control-expose-headers', CORS_EXPOSE_HEADERS],
-]
-
-const ORIGIN_SYNTAX = /^(?:null|https?:\/\/[A-Za-z0-9._~:[\]-]{1,300})$/i
-
-/**
- * The CORS headers of an answer to a request from `origin`, as pairs: the
- * origin reflected (with credentials allowed, for the API's paths), or `*`
- * when there is none. A value that is no origin gets no grant.
- */
-function corsHeaders(
-  origin: string | null,
-  credentials = false,
-): [string, string][] {
-  if (origin === null) return ANY_ORIGIN
-  if (!ORIGIN_SYNTAX.test(origin)) return [['vary', 'Origin']]
-  const headers: [string, string][] = [
-    ['access-control-allow-origin', origin],
-    ['access-control-expose-headers', CORS_EXPOSE_HEADERS],
-    ['vary', 'Origin'],
-  ]
-  if (credentials) headers.push(['access-control-allow-credentials', 'true'])
-  return headers
-}
-
-// RFC 9110 field names, comma-separated, as a preflight lists them.
-const HEADER_LIST =
-  /^[!#$%&'*+.^_`|~0-9A-Za-z-]+(?:\s*,\s*[!#$%&'*+.^_`|~0-9A-Za-z-]+)*$/
-
-/**
- * The answer to a CORS preflight: the methods the path takes, the headers
- * asked for as asked (`traceparent` and the like), and on the API's paths
- * with credentials.
- */
-function preflight(
-  origin: string | null,
-  requested: string | null,
-  api: boolean,
-  methods: readonly string[],
-): Response {
-  const allowHeaders =
-    requested !== null &&
-    requested.length <= 2048 &&
-    HEADER_LIST.test(requested.trim())
-      ? requested.trim()
-      : CORS_ALLOW_HEADERS
-  return new Response(null, {
-    status: 204,
-    headers: [
-      // Its own Vary (below) names Origin too.
-      ...corsHeaders(origin, api).filter(([name]) => name !== 'vary'),
-      ['access-control-allow-methods', methods.join(', ')],
-      ['access-control-allow-headers', allowHeaders],
-      ['access-control-max-age', '600'],
-      ['vary', 'Origin, Access-Control-Request-Headers'],
-    ],
-  })
 }
 
 /**
@@ -1124,23 +686,6 @@ function queued(socket: Socket): string {
   return `${socket.writableLength}/${handle?.writeQueueSize ?? 0}`
 }
 
-/** The log line of a journal entry. */
-function logOf(entry: JournalEntry): RequestLog {
-  return {
-    request_id: entry.request_id,
-    method: entry.method,
-    path: entry.path,
-    status: entry.status,
-    duration_ms: Math.round(entry.duration_ms * 100) / 100,
-    account_id: entry.account_id,
-    credential: entry.credential,
-    code: entry.code,
-  }
-}
-
-const newRequestId = (): string =>
-  `req_${crypto.randomUUID().replaceAll('-', '').slice(0, 16)}`
-
 const HEADER_LINES =
   ': each header line is "Name: value" ending in CRLF, with no space in the name, no control character and no folded continuation line'
 const FRAMING =
@@ -1168,52 +713,60 @@ const PARSE_HINTS: Record<string, string> = {
 }
 
 /**
- * The raw answer to a request node:http could not take (a timeout, headers
- * too large, malformed HTTP), as problem JSON that names the limit.
+ * The error of a request node:http could not take (a timeout, headers too
+ * large, malformed HTTP), which names the limit or what to fix.
  */
-function clientErrorAnswer(
+function clientError(
   code: string | undefined,
   limits: { headersTimeout: number; requestTimeout: number },
-): string {
-  const error =
-    code === 'ERR_HTTP_REQUEST_TIMEOUT'
+): SandboxError {
+  return code === 'ERR_HTTP_REQUEST_TIMEOUT'
+    ? new SandboxError(
+        'request_timeout',
+        `The request did not arrive in time: headers within ${limits.headersTimeout} ms (headersTimeout, --headers-timeout) and the whole request within ${limits.requestTimeout} ms (requestTimeout, --request-timeout).`,
+      )
+    : code === 'HPE_HEADER_OVERFLOW'
       ? new SandboxError(
-          'request_timeout',
-          `The request did not arrive in time: headers within ${limits.headersTimeout} ms (headersTimeout, --headers-timeout) and the whole request within ${limits.requestTimeout} ms (requestTimeout, --request-timeout).`,
+          'headers_too_large',
+          "The request's headers are over 16 KiB, node:http's limit.",
         )
-      : code === 'HPE_HEADER_OVERFLOW'
-        ? new SandboxError(
-            'headers_too_large',
-            "The request's headers are over 16 KiB, node:http's limit.",
-          )
-        : new SandboxError(
-            'invalid_request',
-            `This is not an HTTP/1.1 request the server can read (${code ?? 'malformed'})${PARSE_HINTS[code ?? ''] ?? ''}.`,
-          )
-  return rawAnswer(error)
+      : new SandboxError(
+          'invalid_request',
+          `This is not an HTTP/1.1 request the server can read (${code ?? 'malformed'})${PARSE_HINTS[code ?? ''] ?? ''}.`,
+        )
 }
 
 /** The methods some path of the server takes, for a request that names none. */
 const ALL_METHODS = 'GET, HEAD, POST, DELETE, OPTIONS'
 
-/** `error` as a whole HTTP/1.1 answer, written straight to a socket, after which it closes. */
-function rawAnswer(error: SandboxError): string {
-  const requestId = newRequestId()
-  const body = JSON.stringify(error.toProblem(requestId))
-  return [
-    `HTTP/1.1 ${error.status} ${STATUS_TEXT[error.status] ?? ''}`,
-    'content-type: application/problem+json',
-    `content-length: ${Buffer.byteLength(body)}`,
-    `x-request-id: ${requestId}`,
-    ...Object.entries(error.headers).map(
-      ([name, value]) => `${name}: ${value}`,
-    ),
-    'connection: close',
-    '',
-    body,
-  ].join('\r\n')
+/**
+ * `response` as a whole HTTP/1.1 answer, written straight to a socket that
+ * node:http no longer parses, after which it closes.
+ */
+async function toRawAnswer(response: Response): Promise<Buffer> {
+  const body = Buffer.from(await response.arrayBuffer())
+  const head = [
+    `HTTP/1.1 ${response.status} ${STATUS_TEXT[response.status] ?? response.statusText}`,
+  ]
+  for (const [name, value] of response.headers) {
+    if (!FRAMED_HERE.has(name)) head.push(`${name}: ${value}`)
+  }
+  head.push(`content-length: ${body.length}`, 'connection: close', '', '')
+  return Buffer.concat([Buffer.from(head.join('\r\n'), 'latin1'), body])
 }
 
-export { DataFileError, readDataFile }
+// Headers of the framing, which the raw answer sets itself.
+const FRAMED_HERE = new Set([
+  'content-length',
+  'transfer-encoding',
+  'connection',
+])
+
+export { DataFileError, readDataFile, SandboxStartError }
+export {
+  CORS_ALLOW_HEADERS,
+  CORS_EXPOSE_HEADERS,
+  isLoopback,
+} from './server-app.ts'
 export type { Explain, OptionNaming } from '../option-messages.ts'
-export type { FlushInfo }
+export type { FlushInfo, RequestLog }
