@@ -136,26 +136,19 @@ async function startOne(
   } = options
   const storage = persist === false ? undefined : openStorage()
   const key = persist === true ? DEFAULT_STORAGE_KEY : persist || ''
-  // @note The store saves what the core dumps, and the core is made with
-  // the store: the store reads the core once both exist.
-  let durable: DurableState | undefined
-  const store = storage && localStorageStore(storage, key, () => durable)
-  const core = createSandboxCore(
-    {
-      // @note Random ids, as the standalone server: ids drawn from the seed
-      // would start again after a reload and collide with the saved ones.
-      deterministic: false,
-      ...sandboxOptions,
-    },
-    store ? { storage: store } : {},
-  )
-  const { sandbox, router, adopt } = core
-  durable = core.durable
+  const core = createSandboxCore({
+    // @note Random ids, as the standalone server: ids drawn from the seed
+    // would start again after a reload and collide with the saved ones.
+    deterministic: false,
+    ...sandboxOptions,
+  })
+  const { sandbox, router, adopt, durable } = core
+  const store = storage && localStorageStore(storage, key, durable)
 
   await sandbox.ready
   let restored = false
-  if (storage) restored = await restore(sandbox, core.durable, storage, key)
-  store?.start()
+  if (storage) restored = await restore(sandbox, durable, storage, key)
+  if (store) core.attach(store)
   const save = (): void => store?.save()
 
   const worker = setupWorker(...toMswHandlers(router))
@@ -193,7 +186,7 @@ async function startOne(
   const onStorage = (event: StorageEvent): void => {
     if (event.key !== key || event.newValue === null) return
     if (event.storageArea !== storage) return
-    void restore(sandbox, core.durable, storage, key, adopt)
+    void restore(sandbox, durable, storage, key, adopt)
   }
   if (storage) {
     addEventListener('pagehide', save)
@@ -223,10 +216,8 @@ async function startOne(
 
 /** The memory store saved to localStorage: what `persist` turns on. */
 interface LocalStorageStore extends Store {
-  /** Writes the sandbox to localStorage now, unless stopped or not started. */
+  /** Writes the sandbox to localStorage now, unless stopped. */
   save(): void
-  /** Saves from now on (after what localStorage held was read back). */
-  start(): void
   /** Saves no more (the worker stopped). */
   stop(): void
 }
@@ -240,19 +231,19 @@ interface LocalStorageStore extends Store {
  * came since the last save (said once per outage).
  *
  * @example
- * const store = localStorageStore(localStorage, 'my-app-sandbox', () => durable)
+ * const store = localStorageStore(localStorage, 'my-app-sandbox', core.durable)
+ * core.attach(store)
  */
 function localStorageStore(
   storage: Storage,
   key: string,
-  source: () => DurableState | undefined,
+  durable: DurableState,
 ): LocalStorageStore {
-  let saving = false
+  let saving = true
   // Whether the last save found the storage full: said once per outage.
   let full = false
   const save = (): void => {
-    const durable = source()
-    if (!saving || !durable) return
+    if (!saving) return
     let text: string
     try {
       const data = durable.dump()
@@ -292,9 +283,6 @@ function localStorageStore(
     },
     fault: () => undefined,
     save,
-    start() {
-      saving = true
-    },
     stop() {
       saving = false
     },
