@@ -14,6 +14,7 @@ import {
   type SurfaceRoute,
 } from '../src/request/sandbox-api.ts'
 import {
+  LIMIT_PARAMETER,
   moveClock,
   queueScenario,
   readLimit,
@@ -73,13 +74,12 @@ const clockNow = ({ accountId, clock }: AccountControls): Response =>
     own: clock.own,
   })
 
-const accountClock = (description: string) => ({
-  200: { description, schema: schemaRef('SandboxAccountClock') },
-})
+const accountClock = { 200: { schema: schemaRef('SandboxAccountClock') } }
 
 /**
  * The account-scoped calls, `/__sandbox/account/{clock,scenarios,requests}`,
- * each with its entry in the OpenAPI document: the same calls as the
+ * each with its entry in the OpenAPI document (its words in
+ * `account.docs.ts`): the same calls as the
  * sandbox-wide ones, for the account whose API key is the Bearer
  * credential. In the spirit of Stripe's test clocks.
  *
@@ -97,24 +97,15 @@ export const ACCOUNT_ROUTES: readonly SurfaceRoute<{
   accountRoute(
     'GET',
     'clock',
-    {
-      summary: 'Read the account clock',
-      operationId: 'getAccountClock',
-      description:
-        "The clock of the account whose API key is the Bearer credential: its own (`own: true`) once set or advanced, the sandbox clock otherwise. It drives that account's `created_at`, token expiry and journal times; idempotency and rate-limit windows stay on the sandbox clock.",
-      answers: accountClock("The account's time."),
-    },
+    { operationId: 'getAccountClock', answers: accountClock },
     clockNow,
   ),
   accountRoute(
     'POST',
     'clock',
     {
-      summary: 'Set or advance the account clock',
       operationId: 'setAccountClock',
-      description:
-        'Gives the account a clock of its own, starting from the sandbox time, and moves it; other accounts and the sandbox clock stay where they are (like a Stripe test clock).',
-      answers: accountClock("The account's new time."),
+      answers: accountClock,
       body: { schema: ClockBodySchema },
       throws: ['validation_failed', 'out_of_range'],
     },
@@ -126,12 +117,7 @@ export const ACCOUNT_ROUTES: readonly SurfaceRoute<{
   accountRoute(
     'DELETE',
     'clock',
-    {
-      summary: 'Drop the account clock',
-      operationId: 'clearAccountClock',
-      description: 'The account follows the sandbox clock again.',
-      answers: accountClock("The account's time."),
-    },
+    { operationId: 'clearAccountClock', answers: accountClock },
     (account) => {
       account.clock.reset()
       return clockNow(account)
@@ -141,15 +127,8 @@ export const ACCOUNT_ROUTES: readonly SurfaceRoute<{
     'GET',
     'scenarios',
     {
-      summary: 'List the account scenarios',
       operationId: 'listAccountScenarios',
-      description: "The scenarios queued for the account's own calls.",
-      answers: {
-        200: {
-          description: 'Queued scenarios.',
-          schema: listOf('scenarios', 'SandboxScenario'),
-        },
-      },
+      answers: { 200: { schema: listOf('scenarios', 'SandboxScenario') } },
     },
     (account) =>
       json(200, { scenarios: account.scenarios.list().map(scenarioView) }),
@@ -158,16 +137,8 @@ export const ACCOUNT_ROUTES: readonly SurfaceRoute<{
     'POST',
     'scenarios',
     {
-      summary: 'Queue an account scenario',
       operationId: 'queueAccountScenario',
-      description:
-        "Fails or delays the account's next matching calls; only requests authenticated as the account consume it, before the sandbox-wide queue. `limits.scenarios` bounds each account's queue and all of them together.",
-      answers: {
-        201: {
-          description: 'The queued scenario.',
-          schema: schemaRef('SandboxScenario'),
-        },
-      },
+      answers: { 201: { schema: schemaRef('SandboxScenario') } },
       body: SCENARIO_BODY,
       throws: ['limit_reached'],
     },
@@ -179,12 +150,7 @@ export const ACCOUNT_ROUTES: readonly SurfaceRoute<{
   accountRoute(
     'DELETE',
     'scenarios',
-    {
-      summary: 'Clear the account scenarios',
-      operationId: 'clearAccountScenarios',
-      description: "Empties the account's queue.",
-      answers: { 204: { description: 'Done.' } },
-    },
+    { operationId: 'clearAccountScenarios', answers: { 204: {} } },
     (account) => {
       account.scenarios.clear()
       return new Response(null, { status: 204 })
@@ -194,24 +160,9 @@ export const ACCOUNT_ROUTES: readonly SurfaceRoute<{
     'GET',
     'requests',
     {
-      summary: 'Read the account journal',
       operationId: 'listAccountRequests',
-      description:
-        "The journal's entries of requests authenticated as the account, newest first (a view of the journal, so `journalLimit` bounds it).",
-      answers: {
-        200: {
-          description: "The account's requests, newest first.",
-          schema: listOf('requests', 'SandboxJournalEntry'),
-        },
-      },
-      parameters: [
-        {
-          name: 'limit',
-          in: 'query',
-          required: false,
-          schema: { type: 'integer', minimum: 0 },
-        },
-      ],
+      answers: { 200: { schema: listOf('requests', 'SandboxJournalEntry') } },
+      parameters: [LIMIT_PARAMETER],
     },
     async (account, call, ctx) => {
       const limit = readLimit(call.url)
@@ -226,13 +177,7 @@ export const ACCOUNT_ROUTES: readonly SurfaceRoute<{
   accountRoute(
     'DELETE',
     'requests',
-    {
-      summary: 'Clear the account journal',
-      operationId: 'clearAccountRequests',
-      description:
-        "Hides the account's entries so far from this view; the sandbox journal keeps them.",
-      answers: { 204: { description: 'Done.' } },
-    },
+    { operationId: 'clearAccountRequests', answers: { 204: {} } },
     async (account, _, ctx) => {
       account.journal.clear()
       await ctx.storage?.journal?.clear(account.id)

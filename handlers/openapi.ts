@@ -9,8 +9,12 @@ import { PIPELINE_STEPS } from '../src/request/pipeline.ts'
 import {
   SURFACE_STEPS,
   surfacePath,
+  type SurfaceDocument,
+  type SurfaceProse,
   type SurfaceRoute,
 } from '../src/request/sandbox-api.ts'
+import { ACCOUNT_PROSE } from './account.docs.ts'
+import { SANDBOX_PROSE } from './sandbox.docs.ts'
 import { z } from 'zod'
 import { LEDGER } from '../src/assumptions.ts'
 import { MAX_DELAY_MS } from '../src/defaults.ts'
@@ -458,12 +462,36 @@ function describeOperation(
   }
 }
 
+/**
+ * The words of every surface route, by `operationId`: each handler file of
+ * the route table has its `*.docs.ts`, which only this module imports.
+ */
+const SURFACE_PROSE: Readonly<Record<string, SurfaceProse>> = {
+  ...SANDBOX_PROSE,
+  ...ACCOUNT_PROSE,
+}
+
+/** The words of a surface route, which its handler's `*.docs.ts` must have. */
+function proseOf({ operationId, answers }: SurfaceDocument): SurfaceProse {
+  const prose = SURFACE_PROSE[operationId]
+  const unsaid = Object.keys(answers).filter(
+    (status) => prose?.answers[Number(status)] === undefined,
+  )
+  if (!prose || unsaid.length > 0) {
+    throw new Error(
+      `Failed to document ${operationId}: its handler's *.docs.ts has no ${prose ? `description of its answer ${unsaid.join(', ')}` : 'entry for it'}. Add one under "${operationId}".`,
+    )
+  }
+  return prose
+}
+
 /** The path item entry of a call of the sandbox's own surface. */
 function describeSurface(
   route: Pick<SurfaceRoute, 'document' | 'guard'>,
   options: ResolvedOptions,
 ): JsonObject {
   const { document, guard } = route
+  const prose = proseOf(document)
   const steps = SURFACE_STEPS.filter(
     (step) =>
       (!step.guard || step.guard === guard) &&
@@ -482,8 +510,8 @@ function describeSurface(
   const { body } = document
   return {
     tags: [SANDBOX_TAG.name],
-    summary: document.summary,
-    description: document.description,
+    summary: prose.summary,
+    description: prose.description,
     operationId: document.operationId,
     security,
     ...(body && {
@@ -495,7 +523,7 @@ function describeSurface(
               ...jsonSchema(body.schema, 'input'),
               // @note The rules that span fields, so that the document
               // refuses what the server refuses.
-              ...(body.description && { description: body.description }),
+              ...(prose.body && { description: prose.body }),
               ...(body.anyOf && { anyOf: body.anyOf }),
             },
           },
@@ -506,7 +534,7 @@ function describeSurface(
       ...Object.fromEntries(
         Object.entries(document.answers).map(([status, answer]) => [
           status,
-          okJson(answer.description, answer.schema, answer.headers),
+          okJson(prose.answers[Number(status)]!, answer.schema, answer.headers),
         ]),
       ),
       ...Object.fromEntries(
@@ -516,7 +544,13 @@ function describeSurface(
         ]),
       ),
     },
-    ...(document.parameters && { parameters: document.parameters }),
+    ...(document.parameters && {
+      // Each parameter's words go before its schema, where they always were.
+      parameters: document.parameters.map(({ schema, ...parameter }) => {
+        const description = prose.parameters?.[parameter.name]
+        return { ...parameter, ...(description && { description }), schema }
+      }),
+    }),
   }
 }
 

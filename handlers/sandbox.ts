@@ -32,6 +32,7 @@ import {
   schemaRef,
   type SandboxCall,
   type SurfaceDocument,
+  type SurfaceParameter,
   type SurfaceRoute,
 } from '../src/request/sandbox-api.ts'
 import { clip } from '../src/request/validation.ts'
@@ -206,12 +207,10 @@ export function readLimit(url: URL): { limit?: number } {
 
 /**
  * The body of `POST …/scenarios` in the document, with the rule that spans
- * its fields: a scenario must do something.
+ * its fields: a scenario must do something (`SCENARIO_BODY_RULE` in words).
  */
 export const SCENARIO_BODY: NonNullable<SurfaceDocument['body']> = {
   schema: ScenarioBodySchema,
-  description:
-    'At least one effect: a `status`, a `delay_ms` or `network_error: true`.',
   anyOf: [
     { required: ['status'] },
     { required: ['delay_ms'] },
@@ -375,8 +374,10 @@ const route = (
   guard: SurfaceRoute['guard'] = 'admin',
 ): SurfaceRoute<SurfaceEnv> => ({ method, path, guard, document, resolve })
 
-const noContent = { 204: { description: 'Done.' } }
-const limitParameter = {
+const noContent = { 204: {} }
+
+/** `?limit=N` of a journal read (`readLimit`). */
+export const LIMIT_PARAMETER: SurfaceParameter = {
   name: 'limit',
   in: 'query',
   required: false,
@@ -385,7 +386,7 @@ const limitParameter = {
 
 /**
  * The sandbox's own HTTP API under `/__sandbox/`, each call with its entry
- * in the OpenAPI document: inspection, reset, keys, the journal, the clock,
+ * in the OpenAPI document (its words in `sandbox.docs.ts`): inspection, reset, keys, the journal, the clock,
  * scenarios and the assumption ledger. Each route calls the same
  * JavaScript API a test would.
  *
@@ -397,15 +398,10 @@ export const SANDBOX_ROUTES: readonly SurfaceRoute<SurfaceEnv>[] = [
     'GET',
     'health',
     {
-      summary: 'Health check',
       operationId: 'getHealth',
-      description:
-        'Answers 200 while the sandbox serves and stores; 503 `degraded` after a failed write of the data file. Needs no credential.',
       answers: {
-        200: { description: 'Up.', schema: schemaRef('SandboxHealth') },
+        200: { schema: schemaRef('SandboxHealth') },
         503: {
-          description:
-            'Degraded: the last write of the data file failed (a server with `--data-file` only); back to 200 once a write succeeds.',
           headers: ['RetryAfter'],
           schema: schemaRef('SandboxHealthDegraded'),
         },
@@ -428,29 +424,19 @@ export const SANDBOX_ROUTES: readonly SurfaceRoute<SurfaceEnv>[] = [
     'GET',
     'state',
     {
-      summary: 'Inspect state',
       operationId: 'getState',
-      description:
-        'Every account with its masked keys, every customer and every token (masked secrets), and the sandbox time.',
       answers: {
         200: {
-          description: 'Accounts, customers and tokens; secrets masked.',
           headers: ['ETag', 'CacheControlNoCache'],
           schema: schemaRef('SandboxState'),
         },
-        304: {
-          description:
-            'Unchanged since the `ETag` sent in `If-None-Match`; no body.',
-          headers: ['ETag', 'CacheControlNoCache'],
-        },
+        304: { headers: ['ETag', 'CacheControlNoCache'] },
       },
       parameters: [
         {
           name: 'If-None-Match',
           in: 'header',
           required: false,
-          description:
-            'An `ETag` of this answer: `304` while the state is unchanged.',
           schema: { type: 'string' },
         },
       ],
@@ -480,16 +466,8 @@ export const SANDBOX_ROUTES: readonly SurfaceRoute<SurfaceEnv>[] = [
     'POST',
     'reset',
     {
-      summary: 'Reset to the seed',
       operationId: 'reset',
-      description:
-        'Puts the data back to the fixtures and the seeded customers (of `seed` when given), and clears the clock, the journal and the scenarios.',
-      answers: {
-        200: {
-          description: 'Back to the fixtures and the seeded data.',
-          schema: schemaRef('SandboxReset'),
-        },
-      },
+      answers: { 200: { schema: schemaRef('SandboxReset') } },
       body: { schema: ResetBodySchema },
     },
     async (call, { sandbox }) => {
@@ -506,13 +484,9 @@ export const SANDBOX_ROUTES: readonly SurfaceRoute<SurfaceEnv>[] = [
     'POST',
     'api-keys',
     {
-      summary: 'Mint an API key',
       operationId: 'createApiKey',
-      description:
-        'Creates an account and its `sk_test_` key; the key is shown in this answer only.',
       answers: {
         201: {
-          description: 'A new account and its key (shown this once).',
           headers: ['CacheControl'],
           schema: schemaRef('SandboxCreatedApiKey'),
         },
@@ -542,17 +516,9 @@ export const SANDBOX_ROUTES: readonly SurfaceRoute<SurfaceEnv>[] = [
     'GET',
     'requests',
     {
-      summary: 'Read the journal',
       operationId: 'listRequests',
-      description:
-        'The requests the API operations answered, newest first, with masked credentials; `limit` keeps the newest N.',
-      answers: {
-        200: {
-          description: 'Requests, newest first.',
-          schema: listOf('requests', 'SandboxJournalEntry'),
-        },
-      },
-      parameters: [limitParameter],
+      answers: { 200: { schema: listOf('requests', 'SandboxJournalEntry') } },
+      parameters: [LIMIT_PARAMETER],
     },
     async (call, { ctx, paced, pacer, journalNow }) => {
       const limit = readLimit(call.url)
@@ -567,12 +533,7 @@ export const SANDBOX_ROUTES: readonly SurfaceRoute<SurfaceEnv>[] = [
   route(
     'DELETE',
     'requests',
-    {
-      summary: 'Clear the journal',
-      operationId: 'clearRequests',
-      description: 'Empties the request journal.',
-      answers: noContent,
-    },
+    { operationId: 'clearRequests', answers: noContent },
     async (_, { ctx, sandbox }) => {
       sandbox.journal.clear()
       await ctx.storage?.journal?.clear()
@@ -583,16 +544,8 @@ export const SANDBOX_ROUTES: readonly SurfaceRoute<SurfaceEnv>[] = [
     'GET',
     'clock',
     {
-      summary: 'Read the clock',
       operationId: 'getClock',
-      description:
-        'The sandbox time that drives `created_at`, expiry and idempotency windows, and whether it is frozen.',
-      answers: {
-        200: {
-          description: 'The sandbox time.',
-          schema: schemaRef('SandboxClock'),
-        },
-      },
+      answers: { 200: { schema: schemaRef('SandboxClock') } },
     },
     (_, { clockNow }) => clockNow(),
   ),
@@ -600,16 +553,8 @@ export const SANDBOX_ROUTES: readonly SurfaceRoute<SurfaceEnv>[] = [
     'POST',
     'clock',
     {
-      summary: 'Set or advance the clock',
       operationId: 'setClock',
-      description:
-        'Moves the sandbox clock by `advance_seconds` or to `now`; by default it stays there until moved again (`clockAfterSet: "running"` lets it run on). A move that would leave the years 0000 to 9999 is `422 out_of_range`.',
-      answers: {
-        200: {
-          description: 'The new sandbox time.',
-          schema: schemaRef('SandboxClock'),
-        },
-      },
+      answers: { 200: { schema: schemaRef('SandboxClock') } },
       body: { schema: ClockBodySchema },
       // readClockBody's own 422s, then moveClock's.
       throws: ['validation_failed', 'out_of_range'],
@@ -623,15 +568,8 @@ export const SANDBOX_ROUTES: readonly SurfaceRoute<SurfaceEnv>[] = [
     'GET',
     'scenarios',
     {
-      summary: 'List scenarios',
       operationId: 'listScenarios',
-      description: 'The queued scenarios, oldest first.',
-      answers: {
-        200: {
-          description: 'Queued scenarios.',
-          schema: listOf('scenarios', 'SandboxScenario'),
-        },
-      },
+      answers: { 200: { schema: listOf('scenarios', 'SandboxScenario') } },
     },
     (_, { sandbox }) =>
       json(200, { scenarios: sandbox.scenarios.list().map(scenarioView) }),
@@ -640,16 +578,8 @@ export const SANDBOX_ROUTES: readonly SurfaceRoute<SurfaceEnv>[] = [
     'POST',
     'scenarios',
     {
-      summary: 'Queue a scenario',
       operationId: 'queueScenario',
-      description:
-        'Makes the next `times` calls of `operation` fail with `status` (code `simulated_failure`), wait `delay_ms` or drop the connection.',
-      answers: {
-        201: {
-          description: 'The queued scenario.',
-          schema: schemaRef('SandboxScenario'),
-        },
-      },
+      answers: { 201: { schema: schemaRef('SandboxScenario') } },
       body: SCENARIO_BODY,
       throws: ['limit_reached'],
     },
@@ -661,13 +591,7 @@ export const SANDBOX_ROUTES: readonly SurfaceRoute<SurfaceEnv>[] = [
   route(
     'DELETE',
     'scenarios',
-    {
-      summary: 'Clear scenarios',
-      operationId: 'clearScenarios',
-      description:
-        'Empties the scenario queue and puts the global latency back to its option.',
-      answers: noContent,
-    },
+    { operationId: 'clearScenarios', answers: noContent },
     (_, { sandbox }) => {
       sandbox.scenarios.clear()
       return new Response(null, { status: 204 })
@@ -677,15 +601,8 @@ export const SANDBOX_ROUTES: readonly SurfaceRoute<SurfaceEnv>[] = [
     'GET',
     'snapshots',
     {
-      summary: 'List snapshots',
       operationId: 'listSnapshots',
-      description: 'The snapshots taken, oldest first.',
-      answers: {
-        200: {
-          description: 'The snapshots taken, oldest first.',
-          schema: listOf('snapshots', 'SandboxSnapshot'),
-        },
-      },
+      answers: { 200: { schema: listOf('snapshots', 'SandboxSnapshot') } },
     },
     (_, { sandbox }) => json(200, { snapshots: sandbox.snapshots() }),
   ),
@@ -693,16 +610,8 @@ export const SANDBOX_ROUTES: readonly SurfaceRoute<SurfaceEnv>[] = [
     'POST',
     'snapshots',
     {
-      summary: 'Take a snapshot',
       operationId: 'createSnapshot',
-      description:
-        'Saves the data and the clock under `name`, to restore them later; the same name replaces the earlier snapshot.',
-      answers: {
-        201: {
-          description: 'The snapshot taken: data and clock.',
-          schema: schemaRef('SandboxSnapshot'),
-        },
-      },
+      answers: { 201: { schema: schemaRef('SandboxSnapshot') } },
       body: { schema: SnapshotBodySchema },
       throws: ['limit_reached'],
     },
@@ -715,17 +624,8 @@ export const SANDBOX_ROUTES: readonly SurfaceRoute<SurfaceEnv>[] = [
     'POST',
     'snapshots/restore',
     {
-      summary: 'Restore a snapshot',
       operationId: 'restoreSnapshot',
-      description:
-        'Puts back the data and the clock of the snapshot `name`; the journal and the scenarios stay as they are.',
-      answers: {
-        200: {
-          description:
-            'The data and clock are back; the journal and scenarios stay.',
-          schema: schemaRef('SandboxRestored'),
-        },
-      },
+      answers: { 200: { schema: schemaRef('SandboxRestored') } },
       body: { schema: SnapshotBodySchema },
       throws: ['not_found'],
     },
@@ -748,16 +648,8 @@ export const SANDBOX_ROUTES: readonly SurfaceRoute<SurfaceEnv>[] = [
     'GET',
     'latency',
     {
-      summary: 'Read the global latency',
       operationId: 'getLatency',
-      description:
-        'The range of milliseconds every API call waits before it is answered.',
-      answers: {
-        200: {
-          description: 'The latency range of every API call (0–0 for none).',
-          schema: schemaRef('SandboxLatency'),
-        },
-      },
+      answers: { 200: { schema: schemaRef('SandboxLatency') } },
     },
     (_, { latencyNow }) => latencyNow(),
   ),
@@ -765,22 +657,10 @@ export const SANDBOX_ROUTES: readonly SurfaceRoute<SurfaceEnv>[] = [
     'POST',
     'latency',
     {
-      summary: 'Set the global latency',
       operationId: 'setLatency',
-      description:
-        'Makes every API call wait a uniformly drawn time from `min_ms` to `max_ms`.',
-      answers: {
-        200: {
-          description: 'The new latency range.',
-          schema: schemaRef('SandboxLatency'),
-        },
-      },
-      // @note JSON Schema cannot compare two fields: said in words.
-      body: {
-        schema: LatencyBodySchema,
-        description:
-          '`min_ms` must not exceed `max_ms`; a range that runs backwards is `422 validation_failed`.',
-      },
+      answers: { 200: { schema: schemaRef('SandboxLatency') } },
+      // min_ms ≤ max_ms, which JSON Schema cannot say, is in sandbox.docs.ts.
+      body: { schema: LatencyBodySchema },
     },
     async (call, { sandbox, latencyNow }) => {
       const { min_ms, max_ms } = await call.body(LatencyBodySchema)
@@ -812,15 +692,8 @@ export const SANDBOX_ROUTES: readonly SurfaceRoute<SurfaceEnv>[] = [
     'DELETE',
     'latency',
     {
-      summary: 'Remove the global latency',
       operationId: 'clearLatency',
-      description: 'API calls no longer wait: 0–0.',
-      answers: {
-        200: {
-          description: 'No latency: 0–0.',
-          schema: schemaRef('SandboxLatency'),
-        },
-      },
+      answers: { 200: { schema: schemaRef('SandboxLatency') } },
     },
     (_, { sandbox, latencyNow }) => {
       sandbox.scenarios.latency(false)
@@ -831,14 +704,9 @@ export const SANDBOX_ROUTES: readonly SurfaceRoute<SurfaceEnv>[] = [
     'GET',
     'export',
     {
-      summary: 'Export the session',
       operationId: 'exportSession',
-      description:
-        'The whole session (options, data, clock, journal, id positions) to replay it with `createSandbox({ from })` or `--from`.',
       answers: {
         200: {
-          description:
-            'Options, data, clock, journal and id positions, with every secret masked (`"secrets": "masked"`) unless `?secrets=include`: start a sandbox from a full export with createSandbox({ from }) or --from.',
           headers: ['CacheControl'],
           schema: schemaRef('SandboxSession'),
         },
@@ -848,8 +716,6 @@ export const SANDBOX_ROUTES: readonly SurfaceRoute<SurfaceEnv>[] = [
           name: 'secrets',
           in: 'query',
           required: false,
-          description:
-            '`include` for the full secrets (on the standalone server: from this machine or with the admin token, never for a foreign Origin); `mask` (the default) masks them.',
           schema: { type: 'string', enum: ['include', 'mask'] },
         },
       ],
@@ -891,15 +757,9 @@ export const SANDBOX_ROUTES: readonly SurfaceRoute<SurfaceEnv>[] = [
     'GET',
     'assumptions',
     {
-      summary: 'Read the assumption ledger',
       operationId: 'listAssumptions',
-      description:
-        'Every "not shown" item of the interface with the default the sandbox assumes, its option and its current value.',
       answers: {
-        200: {
-          description: 'Every "not shown" item of the interface.',
-          schema: listOf('assumptions', 'SandboxAssumption'),
-        },
+        200: { schema: listOf('assumptions', 'SandboxAssumption') },
       },
     },
     (_, { sandbox }) => json(200, { assumptions: sandbox.assumptions() }),
@@ -911,20 +771,12 @@ export const DOCUMENT_ROUTE: SurfaceRoute<SurfaceEnv> = route(
   'GET',
   '/openapi.json',
   {
-    summary: 'Read this document',
     operationId: 'getOpenApiDocument',
-    description:
-      'This OpenAPI 3.1 document, generated from the schemas the handlers validate with and the options in force. Needs no credential.',
-    answers: {
-      200: {
-        description: 'This OpenAPI document.',
-        schema: { type: 'object' },
-      },
-    },
+    answers: { 200: { schema: { type: 'object' } } },
   },
   async (_, env) => {
     // Loaded on the first call: a page that never asks for the document
-    // does not download its generator.
+    // does not download its generator nor its words (the `*.docs.ts`).
     const { createOpenApiDocument } = await import('./openapi.ts')
     env.document ??= JSON.stringify(
       createOpenApiDocument(env.ctx.options, VERSION),

@@ -129,33 +129,58 @@ export type SurfaceHeader =
 
 /** One answer of a surface call other than its errors. */
 export interface SurfaceAnswer {
-  description: string
   /** The JSON body's schema; an answer without one has no body. */
   schema?: JsonObject
   /** Headers besides `X-Request-Id`. */
   headers?: readonly SurfaceHeader[]
 }
 
+/** A query or header parameter of a surface call. */
+export interface SurfaceParameter {
+  name: string
+  in: 'query' | 'header'
+  required: boolean
+  schema: JsonObject
+}
+
 /**
  * What the OpenAPI document says of a call of the sandbox's own API,
- * written beside the call; `handlers/openapi.ts` adds what every such call
- * shares (the tag, the guard's and the edge's errors, `X-Request-Id`).
+ * written beside the call: its name, answers, body and parameters. Its
+ * words (`SurfaceProse`) are in the handler's `*.docs.ts`, loaded with the
+ * document; `handlers/openapi.ts` adds what every such call shares (the
+ * tag, the guard's and the edge's errors, `X-Request-Id`).
  */
 export interface SurfaceDocument {
-  summary: string
   /**
-   * A short name a generator turns into a function (`setClock()`). A name
-   * that shipped stays (docs/versioning.md).
+   * A short name a generator turns into a function (`setClock()`), and the
+   * key of its words in the `*.docs.ts`. A name that shipped stays
+   * (docs/versioning.md).
    */
   operationId: string
-  description: string
   /** Its answers other than errors, by status. */
   answers: Record<number, SurfaceAnswer>
   /** Its optional JSON body, and what JSON Schema adds to the zod schema's. */
-  body?: { schema: z.ZodType; description?: string; anyOf?: JsonObject[] }
-  parameters?: JsonObject[]
+  body?: { schema: z.ZodType; anyOf?: JsonObject[] }
+  parameters?: readonly SurfaceParameter[]
   /** Codes of its own, listed before the shared ones under their status. */
   throws?: readonly ErrorCode[]
+}
+
+/**
+ * The words of a surface call's document entry, by its `operationId` in
+ * the handler's `*.docs.ts`: kept out of the route so that a page loads
+ * them only with the document.
+ */
+export interface SurfaceProse {
+  summary: string
+  /** Markdown. */
+  description: string
+  /** The description of each answer the route declares, by status. */
+  answers: Record<number, string>
+  /** The body's rule in words, where JSON Schema cannot say it. */
+  body?: string
+  /** A parameter's description, by its name. */
+  parameters?: Record<string, string>
 }
 
 /**
