@@ -18,8 +18,8 @@ import { SANDBOX_PROSE } from './sandbox.docs.ts'
 import { z } from 'zod'
 import { LEDGER } from '../src/assumptions.ts'
 import { MAX_DELAY_MS } from '../src/defaults.ts'
+import { ERROR_REGISTRY } from '../src/model/error-registry.ts'
 import {
-  ERROR_REGISTRY,
   MAX_FIELD_ERRORS,
   PROBLEM_TYPE_BASE,
   problemJson,

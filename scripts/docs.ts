@@ -10,7 +10,7 @@
  *   from the options interfaces (`SandboxOptions` and the runtimes' own);
  * - usage: the CLI's `--help`, and that of `verify` and `record`;
  * - routes: every route of the HTTP surface, from the OpenAPI document;
- * - errors.md: the error catalogue (`src/model/problems.ts`), as
+ * - errors.md: the error catalogue (`src/model/error-registry.ts`), as
  *   `npm run openapi` writes it.
  *
  * `tsx scripts/docs.ts` rewrites the stale pages; `--check` changes nothing
@@ -291,7 +291,7 @@ export const BLOCKS: readonly Block[] = [
 export const PAGES: readonly Page[] = [
   {
     file: 'docs/reference/errors.md',
-    source: 'src/model/problems.ts',
+    source: 'src/model/error-registry.ts',
     render: renderErrorCatalogue,
   },
 ]

@@ -4,7 +4,8 @@
 // service or a client against them.
 export { DEFAULTS } from './defaults.ts'
 export { DEFAULT_SCOPES } from './options.ts'
-export { ERROR_REGISTRY, PROBLEM_TYPE_BASE } from './request/errors.ts'
+export { PROBLEM_TYPE_BASE } from './request/errors.ts'
+export { ERROR_REGISTRY } from './model/error-registry.ts'
 export { LEDGER, assumptionLedger } from './assumptions.ts'
 export { CustomerSchema, TokenSchema } from './model/schemas.ts'
 export { createCustomerBodySchema } from '../handlers/customers.ts'

@@ -4,7 +4,7 @@ import { expect, it } from 'vitest'
 import packageJson from '../package.json' with { type: 'json' }
 import { BLOCKS, fillBlocks, flagOf, renderPages } from '../scripts/docs.ts'
 import { LEDGER } from '../src/assumptions.ts'
-import { ERROR_REGISTRY } from '../src/request/errors.ts'
+import { ERROR_REGISTRY } from '../src/model/error-registry.ts'
 import { resolveOptions } from '../src/options.ts'
 import { VERSION } from '../src/version.ts'
 import { markdownFiles, REPO } from './_docs.ts'

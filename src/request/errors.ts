@@ -1,7 +1,7 @@
 // The errors the request path throws, and the one place they become answers.
 import type { Store } from '../model/store.ts'
 import {
-  ERROR_REGISTRY,
+  ERROR_CODES,
   PROBLEM_TYPE_BASE,
   STATUS_TEXT,
   problemJson,
@@ -12,7 +12,7 @@ import {
 } from '../model/problems.ts'
 
 export {
-  ERROR_REGISTRY,
+  ERROR_CODES,
   PROBLEM_TYPE_BASE,
   STATUS_TEXT,
   problemJson,
@@ -68,7 +68,7 @@ export class SandboxError extends Error {
     Error.stackTraceLimit = stackTraceLimit
     this.name = 'SandboxError'
     this.code = code
-    this.status = init.status ?? ERROR_REGISTRY[code].status
+    this.status = init.status ?? ERROR_CODES[code].status
     this.errors = init.errors
     this.errorsOmitted = init.errorsOmitted ?? 0
     this.headers = init.headers ?? {}
@@ -78,7 +78,7 @@ export class SandboxError extends Error {
   toProblem(requestId: string): Problem {
     const problem: Problem = {
       type: PROBLEM_TYPE_BASE + this.code,
-      title: ERROR_REGISTRY[this.code].title,
+      title: ERROR_CODES[this.code].title,
       status: this.status,
       detail: this.message,
       code: this.code,
