@@ -5,6 +5,8 @@ import { promisify } from 'node:util'
 import { expect, it } from 'vitest'
 import packageJson from '../package.json' with { type: 'json' }
 import tsdownConfig from '../tsdown.config.ts'
+import { SANDBOX_PROSE } from '../handlers/sandbox.docs.ts'
+import { ERROR_REGISTRY } from '../src/model/error-registry.ts'
 
 // Issue 28: the package's surface is its exports map. Each subpath with
 // types is built, typed for old resolvers too, and the document ships.
@@ -41,6 +43,38 @@ it('keeps the fixtures and the contract tables out of the root export', async ()
   ])
   expect(fixtures.DEMO_KEY_ONE).toMatch(/^sk_test_/)
   expect(Object.keys(contract.ERROR_REGISTRY)).toContain('validation_failed')
+})
+
+/** The built code that `dist/<entry>` loads at start: it and its static imports. */
+async function loadedAtStart(entry: string): Promise<string> {
+  const seen = new Set<string>()
+  const visit = async (file: string): Promise<string> => {
+    if (seen.has(file)) return ''
+    seen.add(file)
+    const code = await readFile(
+      new URL(`../dist/${file}`, import.meta.url),
+      'utf8',
+    )
+    const imported = [...code.matchAll(/\bfrom\s*"\.\/([^"]+)"/g)].map(
+      ([, name]) => visit(name!),
+    )
+    return [code, ...(await Promise.all(imported))].join('\n')
+  }
+  return visit(entry)
+}
+
+it("loads the document's words with the document, not with the page", async () => {
+  const words = [
+    SANDBOX_PROSE.reset!.description,
+    ERROR_REGISTRY.method_not_allowed.when,
+    ERROR_REGISTRY.method_not_allowed.trigger,
+  ]
+  for (const entry of ['browser.js', 'index.js']) {
+    const code = await loadedAtStart(entry)
+    // The entry does answer /openapi.json: its generator is imported on demand.
+    expect(code, entry).toMatch(/import\("\.\/openapi-[^"]+\.js"\)/)
+    for (const text of words) expect(code, entry).not.toContain(text)
+  }
 })
 
 it('ships openapi.json as customer-token-sandbox/openapi.json', async () => {

@@ -1,8 +1,12 @@
-// The document is the route table's: every route has its entry under its path and method, and nothing else does.
+// The document is the route table's: every route has its entry under its path and method, and its words, and nothing else does.
 import { expect, it } from 'vitest'
 import { createOpenApiDocument } from '../src/contract.ts'
 import { resolveOptions } from '../src/options.ts'
 import { createSandboxCore } from '../src/sandbox-core.ts'
+import type { SurfaceProse } from '../src/request/sandbox-api.ts'
+import { SURFACE_ROUTES } from '../handlers/index.ts'
+import { ACCOUNT_PROSE } from '../handlers/account.docs.ts'
+import { SANDBOX_PROSE } from '../handlers/sandbox.docs.ts'
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete']
 
@@ -22,4 +26,18 @@ it('documents each route of the table once, under its path and method, in the or
   )
   expect(new Set(routes).size).toBe(routes.length)
   expect(documented).toEqual(routes)
+})
+
+it('has the words of every surface route, and of each answer it declares, and no words without a route', () => {
+  const prose: Record<string, SurfaceProse> = {
+    ...SANDBOX_PROSE,
+    ...ACCOUNT_PROSE,
+  }
+  const ids = SURFACE_ROUTES.map(({ document }) => document.operationId)
+  expect(Object.keys(prose).toSorted()).toEqual(ids.toSorted())
+  for (const { document } of SURFACE_ROUTES) {
+    expect(Object.keys(prose[document.operationId]!.answers)).toEqual(
+      Object.keys(document.answers),
+    )
+  }
 })
