@@ -210,6 +210,12 @@ function readParams<T>(
     return validateBody(schema, params)
   } catch (error) {
     if (!(error instanceof SandboxError) || !error.errors) throw error
-    throw validationError(error.errors.map(({ pointer: _, ...rest }) => rest))
+    throw validationError(
+      error.errors.map(({ field, code, message }) => ({
+        field,
+        code,
+        message,
+      })),
+    )
   }
 }

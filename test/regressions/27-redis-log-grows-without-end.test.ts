@@ -20,7 +20,7 @@ const names = async (url: string): Promise<string[]> => {
   const state = (await (await fetch(`${url}/__sandbox/state`)).json()) as {
     customers: { name: string }[]
   }
-  return state.customers.map((customer) => customer.name).sort()
+  return state.customers.map((customer) => customer.name).toSorted()
 }
 
 it('keeps the Redis log from the previous whole state on, and every replica, new or left behind, serves what it holds', async () => {
