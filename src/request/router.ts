@@ -239,7 +239,7 @@ export function createRouter(
       const found = lookup(place.path)
       return found && allowedMethods(found.entry.methods)
     },
-    async fetch(request, headers) {
+    async fetch(request, extraHeaders) {
       // @note A store that replicas share may hold writes this copy has not
       // seen: catch up first, so that nothing is answered from stale state.
       const store = ctx.storage
@@ -267,9 +267,9 @@ export function createRouter(
           code: null,
         },
         headers:
-          headers === undefined
+          extraHeaders === undefined
             ? [['x-request-id', requestId]]
-            : [['x-request-id', requestId], ...headers],
+            : [['x-request-id', requestId], ...extraHeaders],
       }
       let operation: Route['operation'] = undefined
       let response: Response
