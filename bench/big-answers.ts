@@ -15,16 +15,7 @@
  * the same run, one after the other, and the ratios of the new to the old
  * are printed.
  *
- * Measured on 2 cores shared with other work (load average 5-9), 500
- * clients at 5,000 customers per account, the build before the shared
- * answers against the one after:
- * - export (1.9 MB each): health on a fresh connection at worst 26.4 s,
- *   now 3.2 s; on an open one 5.8 s, now 0.33 s; the server's CPU 13.9 s,
- *   now 0.94 s; the last answer after 26.8 s, now 3.4 s.
- * - state (1.6 MB): fresh 25.6 s, now 3.5 s; open 5.3 s, now 0.67 s; CPU
- *   10.9 s, now 0.71 s.
- * - requests (270 KB): fresh 5.0 s, now 2.0 s; open 0.81 s, now 0.79 s;
- *   CPU 1.7 s, now 0.44 s.
+ * Figures: docs/operations/reliability.md (Large admin answers).
  * What a fresh connection still waits is node's: it accepts one waiting
  * connection per turn of its event loop, oldest first, so a health check
  * that connects behind 500 readers waits some 500 turns.
