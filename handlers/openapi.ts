@@ -1,5 +1,4 @@
 // The OpenAPI 3.1 document of one sandbox, folded from its route table and the ledger.
-import { OPERATIONS, SURFACE_ROUTES } from './index.ts'
 import type {
   OperationDefinition,
   OperationSpec,
@@ -602,19 +601,12 @@ const PROBLEM_SCHEMAS = {
   },
 }
 
-/**
- * The OpenAPI 3.1 document of exactly what one sandbox answers, generated
- * from the zod schemas its handlers validate with and the options in force.
- *
- * @example
- * const document = createOpenApiDocument(sandbox.options)
- * document.paths['/v1/customers'].post.requestBody
- */
-export function createOpenApiDocument(
-  options: ResolvedOptions,
-  version = '0.0.0',
-): JsonObject {
-  return documentRouteTable(options, version, OPERATIONS)
+/** A route table, as the document reads it: the operations, then the surface routes. */
+export interface DocumentedTable {
+  operations: readonly OperationDefinition<string>[]
+  // @note Whatever a route's resolver reaches: the document reads its
+  // method, path and entry only.
+  routes: readonly SurfaceRoute<never>[]
 }
 
 /**
@@ -623,12 +615,12 @@ export function createOpenApiDocument(
  * names. `operations` are the API's own unless a test gives others.
  *
  * @example
- * documentRouteTable(resolveOptions(), '0.0.0', [...OPERATIONS, getWidget])
+ * documentRouteTable(resolveOptions(), '0.0.0', { operations: [...OPERATIONS, getWidget], routes: SURFACE_ROUTES })
  */
 export function documentRouteTable(
   options: ResolvedOptions,
   version: string,
-  operations: readonly OperationDefinition<string>[],
+  { operations, routes }: DocumentedTable,
 ): JsonObject {
   const table = [
     ...operations.map((spec) => ({
@@ -636,7 +628,7 @@ export function documentRouteTable(
       method: spec.method,
       describe: () => describeOperation(spec, options),
     })),
-    ...SURFACE_ROUTES.map((route) => ({
+    ...routes.map((route) => ({
       path: surfacePath(route),
       method: route.method,
       describe: () => describeSurface(route, options),

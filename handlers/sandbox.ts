@@ -45,6 +45,8 @@ import {
   type Pacer,
 } from '../src/request/json-stream.ts'
 import type { SandboxData, SandboxSession } from '../src/model/schemas.ts'
+import type { OperationDefinition } from '../src/request/define-operation.ts'
+import type { DocumentedTable } from './openapi.ts'
 
 type SandboxResolver = (
   call: SandboxCall,
@@ -234,6 +236,16 @@ export const scenarioView = (s: Scenario) => ({
   remaining: s.remaining,
 })
 
+/** What the core gives the surface routes of one sandbox besides its context. */
+export interface SurfaceParts {
+  /** The surface routes to bind (`SURFACE_ROUTES`). */
+  routes: readonly SurfaceRoute<SurfaceEnv>[]
+  /** The sandbox's operations, which its document lists before the routes. */
+  operations: readonly OperationDefinition<string>[]
+  /** An export without its record lists (see `SurfaceEnv`). */
+  exportWithoutRecords: () => SandboxSession
+}
+
 /** What a surface route reaches of one sandbox, made once per sandbox. */
 export interface SurfaceEnv {
   ctx: SandboxContext
@@ -252,6 +264,8 @@ export interface SurfaceEnv {
   exportWithoutRecords: () => SandboxSession
   latencyNow: () => Response
   clockNow: () => Response
+  /** The route table the document is folded from: this sandbox's operations and surface routes. */
+  table: DocumentedTable
   /** The document as served, built on the first request for it. */
   document?: string
 }
@@ -299,7 +313,7 @@ const withRecords = <T extends { data: object }>(
 function createSurfaceEnv(
   ctx: SandboxContext,
   sandbox: SandboxCore,
-  exportWithoutRecords: () => SandboxSession,
+  { exportWithoutRecords, ...table }: SurfaceParts,
 ): SurfaceEnv {
   // @note The answers that grow with the data (megabytes at thousands of
   // customers) are written in slices that share the event loop, not built
@@ -343,6 +357,7 @@ function createSurfaceEnv(
       sharedJournal(sandbox.journal.last(), sandbox.journal.size, limit),
     sharedRecords: () => sharedRecords(ctx.db, ctx.revision),
     exportWithoutRecords,
+    table,
     async paced(call, build) {
       await pacer.turn()
       // @note A network error is the one answer nobody waits for: the server
@@ -777,9 +792,9 @@ export const DOCUMENT_ROUTE: SurfaceRoute<SurfaceEnv> = route(
   async (_, env) => {
     // Loaded on the first call: a page that never asks for the document
     // does not download its generator nor its words (the `*.docs.ts`).
-    const { createOpenApiDocument } = await import('./openapi.ts')
+    const { documentRouteTable } = await import('./openapi.ts')
     env.document ??= JSON.stringify(
-      createOpenApiDocument(env.ctx.options, VERSION),
+      documentRouteTable(env.ctx.options, VERSION, env.table),
     )
     return new Response(env.document, {
       headers: { 'content-type': 'application/json' },
@@ -793,14 +808,14 @@ export const DOCUMENT_ROUTE: SurfaceRoute<SurfaceEnv> = route(
  * sandbox, in the order of the route table.
  *
  * @example
- * surfaceRoutes(ctx, sandbox, SURFACE_ROUTES, exportWithoutRecords).map((route) => `${route.method} ${route.path}`)
+ * surfaceRoutes(ctx, sandbox, { routes: SURFACE_ROUTES, operations: OPERATIONS, exportWithoutRecords }).map((route) => `${route.method} ${route.path}`)
  */
 export function surfaceRoutes(
   ctx: SandboxContext,
   sandbox: SandboxCore,
-  routes: readonly SurfaceRoute<SurfaceEnv>[],
-  exportWithoutRecords: () => SandboxSession,
+  parts: SurfaceParts,
 ): Route[] {
-  const env = createSurfaceEnv(ctx, sandbox, exportWithoutRecords)
+  const env = createSurfaceEnv(ctx, sandbox, parts)
+  const { routes } = parts
   return routes.map((declared) => bindSurfaceRoute(ctx, declared, env))
 }

@@ -25,7 +25,7 @@ import { LEDGER } from '../src/assumptions.ts'
 import { USAGE } from '../src/cli/cli.ts'
 import { FLAG_TABLE } from '../src/cli/flags.ts'
 import { RECORD_USAGE, VERIFY_USAGE } from '../src/cli/verify/cli.ts'
-import { createOpenApiDocument } from '../handlers/openapi.ts'
+import { createOpenApiDocument } from '../handlers/document.ts'
 import { resolveOptions } from '../src/options.ts'
 import {
   PERSONA_RATE_LIMIT,

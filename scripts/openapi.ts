@@ -7,7 +7,7 @@ import { readFile, writeFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
 import packageJson from '../package.json' with { type: 'json' }
 import { ERROR_REGISTRY } from '../src/model/error-registry.ts'
-import { createOpenApiDocument } from '../handlers/openapi.ts'
+import { createOpenApiDocument } from '../handlers/document.ts'
 import { resolveOptions } from '../src/options.ts'
 
 const root = new URL('../', import.meta.url)

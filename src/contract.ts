@@ -10,6 +10,6 @@ export { LEDGER, assumptionLedger } from './assumptions.ts'
 export { CustomerSchema, TokenSchema } from './model/schemas.ts'
 export { createCustomerBodySchema } from '../handlers/customers.ts'
 export { createTokenBodySchema } from '../handlers/tokens.ts'
-export { createOpenApiDocument } from '../handlers/openapi.ts'
+export { createOpenApiDocument } from '../handlers/document.ts'
 
 export type { Assumption } from './assumptions.ts'

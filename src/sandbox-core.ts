@@ -191,7 +191,11 @@ export function createSandboxCore(
   })
   const router = createRouter(ctx, [
     ...operations.map((spec) => operationRoute(ctx, spec)),
-    ...surfaceRoutes(ctx, sandbox, SURFACE_ROUTES, exportWithoutRecords),
+    ...surfaceRoutes(ctx, sandbox, {
+      routes: SURFACE_ROUTES,
+      operations,
+      exportWithoutRecords,
+    }),
   ])
   if (session) {
     for (const entry of session.journal.toReversed())

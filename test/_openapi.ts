@@ -1,7 +1,7 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js'
 import addFormats from 'ajv-formats'
 import packageJson from '../package.json' with { type: 'json' }
-import { createOpenApiDocument } from '../handlers/openapi.ts'
+import { createOpenApiDocument } from '../handlers/document.ts'
 import type { SandboxCore } from '../src/index.ts'
 
 type Json = Record<string, any>

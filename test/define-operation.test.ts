@@ -1,7 +1,7 @@
 // An operation defined in this file alone is routed, validated, journaled and documented: the route table needs nothing else.
 import { expect, it } from 'vitest'
 import { z } from 'zod'
-import { OPERATIONS } from '../handlers/index.ts'
+import { OPERATIONS, SURFACE_ROUTES } from '../handlers/index.ts'
 import { documentRouteTable } from '../handlers/openapi.ts'
 import { DEMO_KEY_ONE } from '../src/fixtures.ts'
 import { CustomerSchema } from '../src/model/schemas.ts'
@@ -121,7 +121,10 @@ it('runs a scenario for the operation, as for the API’s own', async () => {
 })
 
 it('documents the operation from its definition: its path parameter, no body, and the errors its steps declare', () => {
-  const document = documentRouteTable(resolveOptions(), '0.0.0', operations)
+  const document = documentRouteTable(resolveOptions(), '0.0.0', {
+    operations,
+    routes: SURFACE_ROUTES,
+  })
   const entry = (document as any).paths['/v1/customers/{id}'].get
   expect(entry.operationId).toBe('getCustomer')
   expect(entry.tags).toEqual(['Customers'])

@@ -1,5 +1,7 @@
 // The error registry: every code with its status, title, when it happens and how to trigger it.
-import { ERROR_CODES } from './problems.ts'
+import { ERROR_CODES, type ErrorCode } from './problems.ts'
+
+export type { ErrorCode }
 
 /**
  * The one error registry: every code the sandbox can answer with, its status,
@@ -147,6 +149,3 @@ export const ERROR_REGISTRY = {
 } as const satisfies {
   [Code in keyof typeof ERROR_CODES]: { when: string; trigger: string }
 }
-
-/** A code of the error registry. */
-export type ErrorCode = keyof typeof ERROR_REGISTRY

@@ -3,10 +3,6 @@
 // srvx's FastResponse is the platform's Response, or on Node a lazy one
 // that the server writes without building a web stream.
 import { FastResponse } from 'srvx'
-import type { ErrorCode } from './error-registry.ts'
-
-export type { ErrorCode }
-
 /**
  * Every code the sandbox can answer with, its status and its title: what
  * an answer needs. What each means and how to trigger it are in
@@ -43,6 +39,9 @@ export const ERROR_CODES = {
   storage_unavailable: { status: 503, title: 'Storage unavailable' },
   internal_error: { status: 500, title: 'Internal error' },
 } as const satisfies Record<string, { status: number; title: string }>
+
+/** A code the sandbox answers with (each one in `ERROR_REGISTRY` too, which says more of it). */
+export type ErrorCode = keyof typeof ERROR_CODES
 
 /** One problem with one field of a request. */
 export interface FieldError {

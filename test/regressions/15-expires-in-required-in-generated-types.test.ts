@@ -1,6 +1,6 @@
 import openapiTS, { astToString } from 'openapi-typescript'
 import { expect, it } from 'vitest'
-import { createOpenApiDocument } from '../../handlers/openapi.ts'
+import { createOpenApiDocument } from '../../handlers/document.ts'
 import { resolveOptions } from '../../src/options.ts'
 
 // openapi-typescript types a property with a `default` in a $ref'd schema as

@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest'
-import { createOpenApiDocument } from '../../handlers/openapi.ts'
+import { createOpenApiDocument } from '../../handlers/document.ts'
 import { resolveOptions } from '../../src/options.ts'
 
 // Spectral's `spectral:oas` rules (info-contact, operation-description) run
