@@ -5,7 +5,7 @@ import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import { expect, it } from 'vitest'
 import { DEMO_KEY_ONE } from '../../fixtures/demo-keys.ts'
-import { startServer } from '../_servers.ts'
+import { createNamed, startServer } from '../_servers.ts'
 
 // 500 clients asking for GET /__sandbox/export at once, at 5,000 customers
 // per account, held the health check for about 15 s: each answer made its
@@ -114,15 +114,7 @@ it('gives each export and state the data as it is when asked, a write between th
   const masked = await read('export')
   const stateBefore = await read('state')
   const journalBefore = await read('requests')
-  const created = await fetch(`${server.url}/v1/customers`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${DEMO_KEY_ONE}`,
-      'content-type': 'application/json',
-    },
-    body: JSON.stringify({ name: 'Ada', email: 'ada@example.com' }),
-  })
-  expect(created.status).toBe(201)
+  expect((await createNamed(server.url, 'Ada')).status).toBe(201)
   const after = await read('export?secrets=include')
   const { clock: _, ...data } = server.sandbox.export().data
   expect(after.data).toEqual({ ...data, clock: expect.any(Object) })
