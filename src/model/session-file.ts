@@ -50,7 +50,14 @@ export interface RecordingHeader {
 /** A session file that cannot be read: the CLI prints it as a usage mistake. */
 export class SessionFileError extends Error {}
 
-const asObject = (text: string): Record<string, unknown> | undefined => {
+/**
+ * The JSON object `text` holds, or `undefined` for anything else (bad JSON,
+ * an array, a value): a line of a session, a recorded body.
+ *
+ * @example
+ * asObject('{"id":"cus_1"}') // { id: 'cus_1' }
+ */
+export const asObject = (text: string): Record<string, unknown> | undefined => {
   try {
     const value = JSON.parse(text) as unknown
     return value && typeof value === 'object' && !Array.isArray(value)

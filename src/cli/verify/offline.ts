@@ -1,7 +1,7 @@
 // verify --from: grades the assumptions from a recorded session, sending nothing.
 import { DEMO_KEY_ONE } from '../../../fixtures/demo-keys.ts'
 import { LEDGER } from '../../assumptions.ts'
-import type { RecordedExchange } from '../../model/session-file.ts'
+import { asObject, type RecordedExchange } from '../../model/session-file.ts'
 import { createSandboxCore } from '../../sandbox-core.ts'
 import type { VerifyReport } from './index.ts'
 import { sandboxOptionsOf } from './config.ts'
@@ -24,20 +24,9 @@ const header = (a: Answer, name: string): string | undefined =>
     ? (a.headers.get(name) ?? undefined)
     : a.headers[name]
 
-const parse = (text: string): Record<string, unknown> | undefined => {
-  try {
-    const value = JSON.parse(text) as unknown
-    return value && typeof value === 'object' && !Array.isArray(value)
-      ? (value as Record<string, unknown>)
-      : undefined
-  } catch {
-    return undefined
-  }
-}
-
 /** The field a validation answer names, from `errors[]` or its text. */
 function fieldOf(answer: Answer): string | undefined {
-  const body = parse(answer.body)
+  const body = asObject(answer.body)
   const errors = body?.errors
   if (Array.isArray(errors)) {
     const field = (errors[0] as { field?: unknown } | undefined)?.field
@@ -81,7 +70,7 @@ function rowOf(
   if (customers && !has(400) && !has(415)) {
     // @note A customer sent without one of its fields speaks to which fields
     // are required, whether the service took it or named the missing field.
-    const body = parse(exchange.request.body)
+    const body = asObject(exchange.request.body)
     if (body && (!('name' in body) || !('email' in body)))
       return 'customer.required-fields'
   }
@@ -89,7 +78,7 @@ function rowOf(
   if (failed.status === 422 || failed.status === 400) {
     const field = fieldOf(failed)
     if (field && FIELD_ROWS[field]) return FIELD_ROWS[field]
-    const body = parse(exchange.request.body) ?? {}
+    const body = asObject(exchange.request.body) ?? {}
     const known = customers ? ['name', 'email'] : ['scopes', 'expires_in']
     if (Object.keys(body).some((k) => !known.includes(k)))
       return 'request.unknown-fields'
@@ -103,8 +92,8 @@ function rowOf(
 function difference(service: Answer, sandbox: Answer): string | undefined {
   if (service.status !== sandbox.status)
     return `the service answered ${service.status}, the sandbox ${sandbox.status}`
-  const a = parse(service.body)
-  const b = parse(sandbox.body)
+  const a = asObject(service.body)
+  const b = asObject(sandbox.body)
   if (service.status < 300) {
     const ka = Object.keys(a ?? {})
       .toSorted()
@@ -209,8 +198,8 @@ export async function verifyRecorded(
       headers: response.headers,
       body: await response.text(),
     }
-    const theirs = parse(exchange.response.body)?.token
-    const ours = parse(answer.body)?.token
+    const theirs = asObject(exchange.response.body)?.token
+    const ours = asObject(answer.body)?.token
     if (typeof theirs === 'string' && typeof ours === 'string')
       tokens.set(theirs, ours)
     if (
@@ -218,7 +207,7 @@ export async function verifyRecorded(
       exchange.response.status >= 200 &&
       exchange.response.status < 300
     ) {
-      const id = parse(exchange.response.body)?.id
+      const id = asObject(exchange.response.body)?.id
       if (typeof id === 'string') {
         seen.set(
           'customer.id-format',
