@@ -3,14 +3,13 @@ import type { Store } from '../model/store.ts'
 import {
   ERROR_CODES,
   PROBLEM_TYPE_BASE,
-  STATUS_TEXT,
-  problemJson,
   type ErrorCode,
   type ErrorFormatter,
   type FieldError,
   type Problem,
 } from '../model/problems.ts'
 
+// The request path's callers take the problem format from here, with the errors.
 export {
   ERROR_CODES,
   PROBLEM_TYPE_BASE,
@@ -20,7 +19,7 @@ export {
   type ErrorFormatter,
   type FieldError,
   type Problem,
-}
+} from '../model/problems.ts'
 
 /** A header an error answer carries, by its HTTP name. */
 export type AnswerHeader =
