@@ -97,6 +97,8 @@ export interface AccountControlsRegistry {
     operation: Operation,
     receipt?: TakeReceipt,
   ): ScenarioEffect | undefined
+  /** Whether `accountId`'s own queue holds a scenario for `operation`. */
+  holdsScenario(accountId: string, operation: Operation): boolean
   /** Gives back a take of `accountId`'s queue (a take a fleet did not store). */
   untakeScenario(accountId: string, receipt: TakeReceipt): void
   /** The accounts with a clock of their own, for saving. */
@@ -258,6 +260,10 @@ export function createAccountControls(shared: {
     takeScenario(accountId, operation, receipt) {
       if (states.size === 0) return undefined
       return states.get(accountId)?.queue?.take(operation, receipt)
+    },
+    holdsScenario(accountId, operation) {
+      if (states.size === 0) return false
+      return states.get(accountId)?.queue?.holds(operation) ?? false
     },
     untakeScenario(accountId, receipt) {
       const state = stateOf(accountId)

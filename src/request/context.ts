@@ -32,6 +32,7 @@ export interface SandboxContext {
       receipt?: TakeReceipt,
     ): ScenarioEffect | undefined
     untake(receipt: TakeReceipt): void
+    holds(operation: Operation): boolean
     restore(queue: readonly Scenario[]): void
   }
   readonly journal: Journal & { record(entry: JournalEntry): void }

@@ -449,6 +449,13 @@ async function takeStoredScenario(
   const queued = !request.headers.has('x-sandbox-scenario')
   if (!store?.sync || !queued)
     return takeAndStore(ctx, operation, request, state, accountId)
+  // Nothing queued for this call: nothing to take, so no wait behind the
+  // takes under way (a take under way holds its scenario in the queue).
+  if (
+    !ctx.accounts.holdsScenario(accountId, operation) &&
+    !ctx.scenarios.holds(operation)
+  )
+    return undefined
   // @note One take at a time in a replica of a fleet: a take that another
   // replica won is put back before it is taken from the store's queues, and
   // no other request here may take it meanwhile.

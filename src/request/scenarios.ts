@@ -79,6 +79,8 @@ export function createScenarios(
   take(operation: Operation, receipt?: TakeReceipt): ScenarioEffect | undefined
   /** Gives back one take that `receipt` describes (a take a fleet did not store). */
   untake(receipt: TakeReceipt): void
+  /** Whether a take of `operation` would take anything, without taking it. */
+  holds(operation: Operation): boolean
   /** Puts back a queue that `list()` gave (a restart's): ids go on after its last. */
   restore(queue: readonly Scenario[]): void
 } {
@@ -144,6 +146,8 @@ export function createScenarios(
         if (number > counter) counter = number
       }
     },
+    holds: (operation) =>
+      queue.some((s) => s.operation === '*' || s.operation === operation),
     take(operation, receipt) {
       const index = queue.findIndex(
         (s) => s.operation === '*' || s.operation === operation,
