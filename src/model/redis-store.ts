@@ -179,6 +179,50 @@ export async function openRedisStore(
     if (fault !== undefined) onLog?.(`The Redis store at ${shown} is back.`)
     fault = undefined
   })
+
+  // A Redis that keeps its connections but answers nothing (stopped, or
+  // behind a partition that drops packets) would hold every request for
+  // ever: a store call waits `timeoutMs` at most, and while one is overdue
+  // the next fail at once and send nothing, until Redis answers again.
+  let overdue: StoreFault | undefined
+  const unanswered = (unsettled = false): Error =>
+    Object.assign(
+      new Error(`Redis at ${shown} answered nothing within ${timeoutMs} ms`),
+      // A write sent and not answered may yet be stored.
+      { code: 'REDIS_TIMEOUT', unsettled },
+    )
+  const bounded = <T>(
+    work: () => Promise<T>,
+    { writes = false } = {},
+  ): Promise<T> => {
+    if (overdue !== undefined) return Promise.reject(unanswered())
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const answered = work().finally(() => {
+      clearTimeout(timer)
+      if (overdue === undefined) return
+      overdue = undefined
+      onLog?.(`The Redis store at ${shown} answers again.`)
+    })
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        if (overdue === undefined) {
+          onLog?.(
+            `The Redis store at ${shown} answered nothing for ${timeoutMs} ms.`,
+          )
+          overdue = {
+            code: 'REDIS_TIMEOUT',
+            message: `Redis at ${shown} answered nothing within ${timeoutMs} ms.`,
+            since: new Date().toISOString(),
+          }
+          // What this copy wrote meanwhile may yet be stored, without the
+          // answer that says so: it starts again from what Redis holds.
+          lost = true
+        }
+        reject(unanswered(writes))
+      }, timeoutMs)
+    })
+    return Promise.race([answered, late])
+  }
   try {
     await client.connect()
   } catch (error) {
@@ -418,9 +462,9 @@ export async function openRedisStore(
     }
 
   try {
-    await Promise.all(Object.values(scripts))
+    await bounded(() => Promise.all(Object.values(scripts)))
     // The first replica's seeded state is everyone's; the others take it.
-    await resync()
+    await bounded(resync)
   } catch (error) {
     await client.destroy()
     throw error instanceof Error && /Redis store/.test(error.message)
@@ -455,60 +499,72 @@ export async function openRedisStore(
         if (queued.length === 0) setImmediate(write)
         queued.push(JSON.stringify(entry))
       },
-      async list({ limit: most = limit, accountId }) {
-        await write()
-        const [texts, mark] = await Promise.all([
-          client.lRange(key, -limit, -1),
-          accountId === undefined
-            ? Promise.resolve(null)
-            : client.hGet(marks, accountId),
-        ])
-        const entries: JournalEntry[] = []
-        for (
-          let at = texts.length - 1;
-          at >= 0 && entries.length < most;
-          at--
-        ) {
-          const entry = JSON.parse(texts[at]!) as JournalEntry
-          if (mark !== null && entry.request_id === mark) break
-          if (accountId === undefined || entry.account_id === accountId)
-            entries.push(entry)
-        }
-        return entries
-      },
-      async clear(accountId) {
-        await write()
-        if (accountId === undefined) {
-          await client.del([key, marks])
-          return
-        }
-        // The account's view ends at the newest entry of the journal so far.
-        const [newest] = await client.lRange(key, -1, -1)
-        if (newest !== undefined) {
-          const { request_id } = JSON.parse(newest) as JournalEntry
-          await client.hSet(marks, accountId, request_id)
-        }
-      },
+      list: ({ limit: most = limit, accountId }) =>
+        bounded(async () => {
+          await write()
+          const [texts, mark] = await Promise.all([
+            client.lRange(key, -limit, -1),
+            accountId === undefined
+              ? Promise.resolve(null)
+              : client.hGet(marks, accountId),
+          ])
+          const entries: JournalEntry[] = []
+          for (
+            let at = texts.length - 1;
+            at >= 0 && entries.length < most;
+            at--
+          ) {
+            const entry = JSON.parse(texts[at]!) as JournalEntry
+            if (mark !== null && entry.request_id === mark) break
+            if (accountId === undefined || entry.account_id === accountId)
+              entries.push(entry)
+          }
+          return entries
+        }),
+      clear: (accountId) =>
+        bounded(async () => {
+          await write()
+          if (accountId === undefined) {
+            await client.del([key, marks])
+            return
+          }
+          // The account's view ends at the newest entry of the journal so far.
+          const [newest] = await client.lRange(key, -1, -1)
+          if (newest !== undefined) {
+            const { request_id } = JSON.parse(newest) as JournalEntry
+            await client.hSet(marks, accountId, request_id)
+          }
+        }),
     }
   }
 
   return {
     kind: 'redis',
     ...(journal && { journal }),
-    sync,
-    resync,
+    sync: () => bounded(sync),
+    resync: () => bounded(resync),
     version: () => seen,
-    commit: (write, undo, decidedAt) => append({ write }, undo, decidedAt),
+    commit(write, undo, decidedAt) {
+      if (overdue !== undefined) undo?.()
+      return bounded(() => append({ write }, undo, decidedAt), {
+        writes: true,
+      })
+    },
     saveState: (decidedAt) =>
-      append({ state: source.dump() }, undefined, decidedAt),
-    async hit(key, windowMs) {
+      bounded(() => append({ state: source.dump() }, undefined, decidedAt), {
+        writes: true,
+      }),
+    hit(key, windowMs) {
       const name = `${namespace}:{sandbox}:hits:${key}`
       const args = [String(windowMs)]
-      return (await client
-        .evalSha(await scripts.hit, { keys: [name], arguments: args })
-        .catch(reloadScripts(HIT, [name], args))) as number
+      return bounded(
+        async () =>
+          (await client
+            .evalSha(await scripts.hit, { keys: [name], arguments: args })
+            .catch(reloadScripts(HIT, [name], args))) as number,
+      )
     },
-    fault: () => fault,
+    fault: () => fault ?? overdue,
     async close() {
       connected = false
       await client.close().catch(() => client.destroy())

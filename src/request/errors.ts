@@ -167,9 +167,14 @@ export function storageUnavailable(
     store?.kind === 'redis'
       ? ['in its Redis store', 'Redis can be reached again']
       : ['in its data file', 'the data file can be written again']
+  // @note A write sent and never answered may yet be stored: saying that
+  // nothing changed would make a retry without its key a duplicate.
+  const outcome = (error as { unsettled?: boolean }).unsettled
+    ? `, so it may or may not be stored: retry it with the same Idempotency-Key, which replays it if it was, once ${where[1]}`
+    : `, so nothing was changed. Retry once ${where[1]}`
   return new SandboxError(
     'storage_unavailable',
-    `The sandbox could not store this write ${where[0]} (${code}), so nothing was changed. Retry once ${where[1]}; GET /__sandbox/health shows the storage error.`,
+    `The sandbox could not store this write ${where[0]} (${code})${outcome}; GET /__sandbox/health shows the storage error.`,
     { headers: { 'retry-after': String(STORAGE_RETRY_AFTER_SECONDS) } },
   )
 }
