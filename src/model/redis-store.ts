@@ -1,6 +1,6 @@
 // The store a fleet of replicas shares: one ordered log of writes in Redis
 // (or Valkey), appended with a compare-and-swap on its length.
-import { createClient } from '@redis/client'
+import { createClient, ErrorReply } from '@redis/client'
 import type { SandboxData } from './schemas.ts'
 import type { JournalEntry } from './journal-entry.ts'
 import {
@@ -401,6 +401,21 @@ export async function openRedisStore(
       })
     })
 
+  // Redis that answers and refuses to store (out of memory under
+  // `maxmemory`, a read-only replica, a failing disk): every write fails
+  // until one is taken, as the data file's do on a full disk.
+  let refused: StoreFault | undefined
+  const refusal = (error: Error): Error => {
+    if (!(error instanceof ErrorReply)) return error
+    const code = `REDIS_${/^[A-Z]+/.exec(error.message)?.[0] ?? 'ERR'}`
+    refused ??= {
+      code,
+      message: `Redis at ${shown} refused the write: ${error.message}`,
+      since: new Date().toISOString(),
+    }
+    return Object.assign(error, { code })
+  }
+
   const refuse = (pending: Pending[], error: Error): void => {
     for (const { undo } of pending) undo?.()
     for (const { reject } of pending) reject(error)
@@ -439,8 +454,11 @@ export async function openRedisStore(
       // Settled once `seen` moved past the entries appended (or did not).
       inFlight = { from: seen, texts: ready.map((p) => p.text) }
       await sent.then(
-        (reply) => settle(ready, reply as number),
-        (error: Error) => refuse(ready, error as Error),
+        (reply) => {
+          refused = undefined
+          settle(ready, reply as number)
+        },
+        (error: Error) => refuse(ready, refusal(error)),
       )
       inFlight = undefined
     }
@@ -557,14 +575,18 @@ export async function openRedisStore(
     hit(key, windowMs) {
       const name = `${namespace}:{sandbox}:hits:${key}`
       const args = [String(windowMs)]
-      return bounded(
-        async () =>
-          (await client
-            .evalSha(await scripts.hit, { keys: [name], arguments: args })
-            .catch(reloadScripts(HIT, [name], args))) as number,
-      )
+      return bounded(async () => {
+        const count = (await client
+          .evalSha(await scripts.hit, { keys: [name], arguments: args })
+          .catch(reloadScripts(HIT, [name], args))
+          .catch((error: Error) => {
+            throw refusal(error)
+          })) as number
+        refused = undefined
+        return count
+      })
     },
-    fault: () => fault ?? overdue,
+    fault: () => fault ?? overdue ?? refused,
     async close() {
       connected = false
       await client.close().catch(() => client.destroy())

@@ -165,7 +165,7 @@ export function storageUnavailable(
     (store?.kind === 'redis' ? 'REDIS_UNAVAILABLE' : 'EIO')
   const where =
     store?.kind === 'redis'
-      ? ['in its Redis store', 'Redis can be reached again']
+      ? ['in its Redis store', 'Redis takes writes again']
       : ['in its data file', 'the data file can be written again']
   // @note A write sent and never answered may yet be stored: saying that
   // nothing changed would make a retry without its key a duplicate.
