@@ -151,25 +151,20 @@ export function reportUnexpected(error: unknown, requestId?: string): void {
 }
 
 /**
- * The problem for a write the durable store could not take.
+ * The problem for a write the durable store could not take, in the store's
+ * own words (`Store.outage`).
  *
  * @example
- * throw storageUnavailable(Object.assign(new Error('no space'), { code: 'ENOSPC' }))
+ * throw storageUnavailable(Object.assign(new Error('no space'), { code: 'ENOSPC' }), store)
  */
 export function storageUnavailable(
   error: Error,
-  store?: Pick<Store, 'kind'>,
+  store: Pick<Store, 'outage'>,
 ): SandboxError {
-  const code =
-    (error as { code?: string }).code ??
-    (store?.kind === 'redis' ? 'REDIS_UNAVAILABLE' : 'EIO')
-  const where =
-    store?.kind === 'redis'
-      ? ['in its Redis store', 'Redis can be reached again']
-      : ['in its data file', 'the data file can be written again']
+  const { where, until, code } = store.outage
   return new SandboxError(
     'storage_unavailable',
-    `The sandbox could not store this write ${where[0]} (${code}), so nothing was changed. Retry once ${where[1]}; GET /__sandbox/health shows the storage error.`,
+    `The sandbox could not store this write ${where} (${(error as { code?: string }).code ?? code}), so nothing was changed. Retry once ${until}; GET /__sandbox/health shows the storage error.`,
     { headers: { 'retry-after': String(STORAGE_RETRY_AFTER_SECONDS) } },
   )
 }
