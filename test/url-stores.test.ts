@@ -1,5 +1,6 @@
 import { expect, it, vi } from 'vitest'
 import { DEMO_KEY_ONE } from '../fixtures/demo-keys.ts'
+import { URL_STORES, urlStoreSchemes } from '../src/model/stores.ts'
 import { createSandboxServer } from '../src/runtimes/node.ts'
 import { startRedis } from './_redis.ts'
 import { runMain } from './_servers.ts'
@@ -7,31 +8,57 @@ import { runMain } from './_servers.ts'
 // The stores a server opens from a URL (`--store`): which URLs it takes, and
 // how a store that is away reads in an answer.
 
+/** The option error of a store URL that no store opens, for `name`. */
+const refusal = (name: string) =>
+  new RegExp(
+    `^Failed to start the sandbox server: option "${name}" must be a (.+) URL\\. See SandboxServerOptions for its type and default\\.$`,
+  )
+
+/** Whether `schemes`, as a message lists them, names every store's schemes. */
+const namesEveryScheme = (schemes: string) =>
+  URL_STORES.flatMap((entry) => entry.schemes).every((scheme) =>
+    schemes.split(/, | or /).includes(`${scheme}://`),
+  )
+
 it.each([
-  ['store', 'postgres://db.test/sandbox'],
-  ['store.url', { url: 'memlog://x' }],
+  ['store', 'nostore://db.test/sandbox'],
+  ['store.url', { url: 'nostore://x' }],
   ['store', 'REDIS://127.0.0.1:6379/0'],
 ])(
   'refuses as option "%s" a URL of no store it knows, naming the schemes it knows',
   async (name, store) => {
-    await expect(createSandboxServer({ port: 0, store })).rejects.toThrow(
-      new TypeError(
-        `Failed to start the sandbox server: option "${name}" must be a redis:// or rediss:// URL. See SandboxServerOptions for its type and default.`,
-      ),
+    const error = await createSandboxServer({ port: 0, store }).then(
+      () => undefined,
+      (thrown: unknown) => thrown,
     )
+    expect(error).toBeInstanceOf(TypeError)
+    const [, schemes] = refusal(name).exec((error as Error).message) ?? []
+    expect(schemes).toBeDefined()
+    expect(namesEveryScheme(schemes!)).toBe(true)
   },
 )
+
+// @note With Redis the one store, this is "redis:// or rediss://", the words
+// the option's message always had.
+it('lists the schemes in the order of the registry, the last after "or"', () => {
+  const schemes = URL_STORES.flatMap((entry) => entry.schemes)
+  const listed = urlStoreSchemes()
+  expect(listed.endsWith(` or ${schemes.at(-1)!}://`)).toBe(true)
+  expect(listed.split(/, | or /)).toEqual(schemes.map((s) => `${s}://`))
+})
 
 it('refuses --store with a URL of no store it knows, in one line, exit 2', async () => {
   const [stderr, code] = await runMain([
     '--port',
     '0',
     '--store',
-    'postgres://db.test/sandbox',
+    'nostore://db.test/sandbox',
   ])
   expect(code).toBe(2)
-  expect(stderr.split('\n')[0]).toBe(
-    'customer-token-sandbox: Failed to start the sandbox server: option "store" must be a redis:// or rediss:// URL. See SandboxServerOptions for its type and default.',
+  const [line] = stderr.split('\n')
+  expect(line!.startsWith('customer-token-sandbox: ')).toBe(true)
+  expect(line!.slice('customer-token-sandbox: '.length)).toMatch(
+    refusal('store'),
   )
 })
 
