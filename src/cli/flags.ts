@@ -5,6 +5,7 @@ import { DEFAULTS, SERVER_DEFAULTS } from '../defaults.ts'
 import type { SandboxServerOptions } from '../runtimes/node.ts'
 import type { OptionNaming } from '../option-messages.ts'
 import { readSessionFile, SessionFileError } from '../model/session-file.ts'
+import { URL_STORES } from '../model/stores.ts'
 
 /** The program's name, as `--help` and every message print it. */
 export const NAME = 'customer-token-sandbox'
@@ -368,7 +369,7 @@ export const FLAG_TABLE = {
     flag: 'store',
     value: 'URL',
     parse: text,
-    help: 'keep the data in Redis or Valkey (redis://host:port/db), shared by every replica started with the same URL; not beside --data-file',
+    help: `keep the data in ${URL_STORES.map((entry) => entry.describes).join(' or ')}, shared by every replica started with the same URL; not beside --data-file`,
     env: 'SANDBOX_STORE',
     config: true,
   },

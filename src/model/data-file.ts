@@ -713,6 +713,11 @@ export async function openDataFileLog(
 
   return {
     kind: 'file',
+    outage: {
+      where: 'in its data file',
+      until: 'the data file can be written again',
+      code: 'EIO',
+    },
     commit({ created, idempotencyKey, taken }, undo) {
       // A taken scenario changes the queues, which only a snapshot holds.
       if (taken) return enqueue(undefined, undo)

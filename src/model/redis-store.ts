@@ -9,6 +9,7 @@ import {
   type SharedJournal,
   type Store,
   type StoreFault,
+  type StoreSource,
   type StoreWrite,
 } from './store.ts'
 
@@ -17,16 +18,6 @@ import {
  * any other change (a reset, a clock, a scenario queued or taken).
  */
 type LogEntry = { write: StoreWrite } | { state: SandboxData & DurableExtras }
-
-/** What the Redis store reads and changes of the replica it serves. */
-export interface RedisStoreSource {
-  /** The whole state, to append when it changed other than by one write. */
-  dump(): SandboxData & DurableExtras
-  /** Puts back a whole state another replica appended. */
-  replace(state: SandboxData & DurableExtras): Promise<void>
-  /** Applies a write another replica appended. */
-  apply(write: StoreWrite): Promise<void>
-}
 
 /** Options of `openRedisStore`. */
 export interface RedisStoreOptions {
@@ -140,7 +131,7 @@ return count
  */
 export async function openRedisStore(
   options: RedisStoreOptions,
-  source: RedisStoreSource,
+  source: StoreSource,
 ): Promise<RedisStore> {
   const { url, namespace = 'cts', timeoutMs = 3000, onLog } = options
   const shown = redactUrl(url)
@@ -558,6 +549,11 @@ export async function openRedisStore(
 
   return {
     kind: 'redis',
+    outage: {
+      where: 'in its Redis store',
+      until: 'Redis takes writes again',
+      code: 'REDIS_UNAVAILABLE',
+    },
     ...(journal && { journal }),
     sync: () => bounded(sync),
     resync: () => bounded(resync),

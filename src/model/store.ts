@@ -1,9 +1,13 @@
-// Where a sandbox's writes are kept beyond its memory: the interface a
-// durable store (today the server's data file) implements.
+// Where a sandbox's writes are kept beyond its memory: the interface every
+// durable store (the data file, Redis, localStorage) implements.
 import type { CreatedRecord } from './db.ts'
 import type { Operation } from './operations.ts'
 import type { JournalEntry } from './journal-entry.ts'
-import type { SavedIdempotencyKey, SavedScenarios } from './schemas.ts'
+import type {
+  SandboxData,
+  SavedIdempotencyKey,
+  SavedScenarios,
+} from './schemas.ts'
 
 /**
  * One write an API call made, stored as a whole: the record it created, the
@@ -19,6 +23,23 @@ export interface StoreWrite {
    * and no other replica takes it too.
    */
   taken?: { account_id: string | null; operation: Operation }
+}
+
+/**
+ * A store's own words in `503 storage_unavailable`: "The sandbox could not
+ * store this write {where} ({code}), so nothing was changed. Retry once
+ * {until}; …".
+ *
+ * @example
+ * const outage: StoreOutage = { where: 'in its Redis store', until: 'Redis takes writes again', code: 'REDIS_UNAVAILABLE' }
+ */
+export interface StoreOutage {
+  /** Where the write was to go. */
+  where: string
+  /** When a retry can succeed. */
+  until: string
+  /** The code shown when the error carries none of its own. */
+  code: string
 }
 
 /** The storage error in force after a failed write. */
@@ -50,8 +71,10 @@ export interface DurableExtras {
  * await store.commit({ created: { customer } }, () => db.remove({ customer }))
  */
 export interface Store {
-  /** Which store this is, for the health check. */
-  readonly kind: 'file' | 'redis' | 'local-storage'
+  /** Which store this is, named by the store itself (`'file'`, `'redis'`). */
+  readonly kind: string
+  /** How a write this store could not take reads in its `503` problem. */
+  readonly outage: StoreOutage
   /**
    * Brings this copy up to what the store holds, before a request is
    * answered: a store that replicas share has writes this one has not seen.
@@ -110,6 +133,20 @@ export class StoreConflict extends Error {
     super('Another replica wrote first.')
     this.name = 'StoreConflict'
   }
+}
+
+/**
+ * What a store that replicas share reads and changes of the sandbox it
+ * serves: the whole state to store, and the writes of other replicas to
+ * apply.
+ */
+export interface StoreSource {
+  /** The whole state, to store when it changed other than by one write. */
+  dump(): SandboxData & DurableExtras
+  /** Puts back a whole state another replica stored. */
+  replace(state: SandboxData & DurableExtras): Promise<void>
+  /** Applies a write another replica stored. */
+  apply(write: StoreWrite): Promise<void>
 }
 
 /** The journal of a fleet, kept in its shared store. */

@@ -151,30 +151,25 @@ export function reportUnexpected(error: unknown, requestId?: string): void {
 }
 
 /**
- * The problem for a write the durable store could not take.
+ * The problem for a write the durable store could not take, in the store's
+ * own words (`Store.outage`).
  *
  * @example
- * throw storageUnavailable(Object.assign(new Error('no space'), { code: 'ENOSPC' }))
+ * throw storageUnavailable(Object.assign(new Error('no space'), { code: 'ENOSPC' }), store)
  */
 export function storageUnavailable(
   error: Error,
-  store?: Pick<Store, 'kind'>,
+  store: Pick<Store, 'outage'>,
 ): SandboxError {
-  const code =
-    (error as { code?: string }).code ??
-    (store?.kind === 'redis' ? 'REDIS_UNAVAILABLE' : 'EIO')
-  const where =
-    store?.kind === 'redis'
-      ? ['in its Redis store', 'Redis takes writes again']
-      : ['in its data file', 'the data file can be written again']
+  const { where, until, code } = store.outage
   // @note A write sent and never answered may yet be stored: saying that
   // nothing changed would make a retry without its key a duplicate.
   const outcome = (error as { unsettled?: boolean }).unsettled
-    ? `, so it may or may not be stored: retry it with the same Idempotency-Key, which replays it if it was, once ${where[1]}`
-    : `, so nothing was changed. Retry once ${where[1]}`
+    ? `, so it may or may not be stored: retry it with the same Idempotency-Key, which replays it if it was, once ${until}`
+    : `, so nothing was changed. Retry once ${until}`
   return new SandboxError(
     'storage_unavailable',
-    `The sandbox could not store this write ${where[0]} (${code})${outcome}; GET /__sandbox/health shows the storage error.`,
+    `The sandbox could not store this write ${where} (${(error as { code?: string }).code ?? code})${outcome}; GET /__sandbox/health shows the storage error.`,
     { headers: { 'retry-after': String(STORAGE_RETRY_AFTER_SECONDS) } },
   )
 }

@@ -279,7 +279,7 @@ export function createRouter(
           unsynced &&
           !ANSWERED_WITHOUT_STORE.has((place as { path?: string }).path ?? '')
         )
-          throw storageUnavailable(unsynced, store)
+          throw storageUnavailable(unsynced, store!)
         const found = place.area === undefined ? undefined : lookup(place.path)
         const route = found && routeFor(found.entry.methods, request.method)
         if (!found || !route) {

@@ -275,6 +275,13 @@ function localStorageStore(
   }
   return {
     kind: 'local-storage',
+    // @note Never shown: a full storage is said in the console, and the
+    // answer, decided in memory, stands.
+    outage: {
+      where: 'in localStorage',
+      until: 'localStorage has room again',
+      code: 'QuotaExceededError',
+    },
     async commit() {
       save()
     },

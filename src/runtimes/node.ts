@@ -13,6 +13,7 @@ import {
   readDataFile,
   type FlushInfo,
 } from '../model/data-file.ts'
+import { findUrlStore, urlStoreSchemes } from '../model/stores.ts'
 import { SandboxError, STATUS_TEXT } from '../request/errors.ts'
 import { payloadTooLarge } from '../request/validation.ts'
 import type { SandboxOptions } from '../options.ts'
@@ -179,6 +180,11 @@ const wholeNumber = (min: number, max: number) => {
 // node:http's timers and counts take 32-bit signed values.
 const serverLimit = () => wholeNumber(1, 2 ** 31 - 1)
 
+// A URL that one of the stores names (`src/model/stores.ts`).
+const storeUrl = z.string().refine((url) => findUrlStore(url) !== undefined, {
+  message: `must be a ${urlStoreSchemes()} URL`,
+})
+
 // The server's own options, types and bounds. A config file's JSON reaches
 // here unchecked.
 const ServerOptionsSchema = z.object({
@@ -186,13 +192,9 @@ const ServerOptionsSchema = z.object({
   host: z.string().min(1, { message: 'must not be empty' }),
   dataFile: z.string().min(1, { message: 'must not be empty' }),
   store: z.union([
-    z.string().regex(/^rediss?:\/\//, {
-      message: 'must be a redis:// or rediss:// URL',
-    }),
+    storeUrl,
     z.object({
-      url: z.string().regex(/^rediss?:\/\//, {
-        message: 'must be a redis:// or rediss:// URL',
-      }),
+      url: storeUrl,
       namespace: z
         .string()
         .regex(/^[\w.-]{1,64}$/)

@@ -16,6 +16,7 @@ import {
   type FlushInfo,
 } from '../model/data-file.ts'
 import type { Store } from '../model/store.ts'
+import { findUrlStore } from '../model/stores.ts'
 import { SandboxError } from '../request/errors.ts'
 import type { JournalEntry } from '../request/journal.ts'
 import type { SandboxOptions } from '../options.ts'
@@ -117,7 +118,7 @@ export class SandboxStartError extends OptionsError {
 
 /**
  * Builds the standalone server without its sockets: checks the admin rules,
- * opens the data file or Redis store, and composes the steps that every
+ * opens the data file or the store a URL names, and composes the steps that every
  * request goes through, srvx's middleware shape, around the sandbox's one
  * `fetch`. Every error answer, the steps' own included, is rendered by the
  * sandbox with its request ids and `errorFormat`.
@@ -177,7 +178,7 @@ export async function createServerApp(
   await sandbox.ready
   const opened =
     storeOption !== undefined
-      ? await openRedis(storeOption, sandbox, durable)
+      ? await openUrlStore(storeOption, sandbox, durable)
       : dataFile !== undefined
         ? await openDataFile(dataFile, sandbox, durable, onFlush)
         : undefined
@@ -360,18 +361,22 @@ interface OpenedStore {
   loadedFromFile: boolean
 }
 
-/** Opens the Redis store that replicas share; one that cannot be reached is a start-up error. */
-async function openRedis(
+/**
+ * Opens the store that `option`'s URL names (`src/model/stores.ts`), which
+ * replicas share; one that cannot be reached is a start-up error.
+ */
+async function openUrlStore(
   option: string | { url: string; namespace?: string },
   sandbox: SandboxCore,
   durable: DurableState,
 ): Promise<OpenedStore> {
-  // @note Loaded only here: the browser bundle never holds a Redis client.
-  const { openRedisStore } = await import('../model/redis-store.ts')
+  const options = typeof option === 'string' ? { url: option } : option
+  // The option was checked against the same entries.
+  const entry = findUrlStore(options.url)!
   try {
-    const store = await openRedisStore(
+    const store = await entry.open(
       {
-        ...(typeof option === 'string' ? { url: option } : option),
+        ...options,
         onLog: (line) => console.error(line),
         journal: { limit: sandbox.options.journalLimit },
       },

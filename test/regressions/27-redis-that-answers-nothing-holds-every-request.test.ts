@@ -90,7 +90,13 @@ it('says that a write sent to Redis and never answered may or may not be stored,
     code: 'REDIS_TIMEOUT',
     unsettled: true,
   })
-  const problem = storageUnavailable(unanswered, { kind: 'redis' })
+  const problem = storageUnavailable(unanswered, {
+    outage: {
+      where: 'in its Redis store',
+      until: 'Redis takes writes again',
+      code: 'REDIS_UNAVAILABLE',
+    },
+  })
   expect(problem.code).toBe('storage_unavailable')
   expect(problem.message).toMatch(
     /\(REDIS_TIMEOUT\), so it may or may not be stored: retry it with the same Idempotency-Key/,
