@@ -1,13 +1,16 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { defineConfig } from 'vitest/config'
 
-// Every test file that starts a server with `startServer` runs again on the
-// file store and on the Redis store (see `storeUnderTest` in test/_servers.ts),
-// with its assertions unchanged.
+// Every test file that starts a server with `startServer` or spawns the CLI
+// runs again on the file store and on the Redis store (see `storeUnderTest`
+// in test/_servers.ts and `storeFlagsUnderTest` in test/_spawn.ts), with its
+// assertions unchanged.
 const serverTests = readdirSync('test', { recursive: true, encoding: 'utf8' })
   .filter((name) => name.endsWith('.test.ts') && !name.includes('browser'))
   .filter((name) =>
-    /\bstartServer\(/.test(readFileSync(`test/${name}`, 'utf8')),
+    /\b(?:startServer|startCli|runCli|spawnCli)\(/.test(
+      readFileSync(`test/${name}`, 'utf8'),
+    ),
   )
   .map((name) => `test/${name}`)
 

@@ -108,7 +108,7 @@ export async function startServer(
  * The store a server keeps its state in when its test names none: the
  * memory store, unless `SANDBOX_TEST_STORE` is `file` (a fresh data file)
  * or `redis` (a fresh Redis), so that the same tests with the same
- * assertions run on every store (`npm run test:stores`).
+ * assertions run on every store (the vitest projects file and redis).
  */
 export function storeUnderTest(
   options: SandboxServerOptions,

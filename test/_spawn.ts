@@ -1,5 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process'
+import { randomUUID } from 'node:crypto'
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { inject, onTestFinished } from 'vitest'
 
 /** The built `bin`, as consumers run it. */
 export const BIN = fileURLToPath(new URL('../dist/bin.js', import.meta.url))
@@ -7,6 +13,8 @@ export const BIN = fileURLToPath(new URL('../dist/bin.js', import.meta.url))
 /** A spawned CLI with its output collected. */
 export interface Spawned {
   child: ChildProcess
+  /** The flags {@link storeFlagsUnderTest} put before the test's arguments. */
+  storeFlags: string[]
   stdout(): string
   stderr(): string
   /** Resolves with the exit code (or the signal's name). */
@@ -24,8 +32,55 @@ export interface SpawnOptions {
   fileSizeLimitKb?: number
 }
 
+/** A flag by which a command line names its own store. */
+const NAMES_A_STORE = /^--(?:data-file|store|config)(?:=|$)/
+
+/** A flag with which the CLI answers and exits, serving nothing. */
+const SERVES_NOTHING = /^(?:-h|-v|--help|--version)$/
+
 /**
- * Spawns the CLI with `args`, without colour and without standard input.
+ * The flags that put a spawned CLI's server on the store `SANDBOX_TEST_STORE`
+ * names (a fresh `--data-file`, or a `--config` holding the suite's Redis
+ * under a fresh namespace), so that the CLI's tests run on every store like
+ * those of `startServer` (see `storeUnderTest` in test/_servers.ts); none when
+ * the command runs no server (`verify`, `record`, `--help`, `--version`) or
+ * names its store itself with `--data-file`, `--store` or `--config` (a config
+ * file may name one, and the CLI takes a Redis namespace only from a config
+ * file) or with `SANDBOX_DATA_FILE` or `SANDBOX_STORE` in its environment.
+ *
+ * @example
+ * storeFlagsUnderTest(['--port', '0']) // ['--data-file', '/tmp/cts-cli-store-…/data.json'] on the file store
+ * storeFlagsUnderTest(['--port', '0', '--data-file', file]) // []
+ */
+export function storeFlagsUnderTest(
+  args: readonly string[],
+  env: Record<string, string> = {},
+): string[] {
+  const kind = process.env.SANDBOX_TEST_STORE
+  if (kind !== undefined && !['memory', 'file', 'redis'].includes(kind))
+    throw new Error(
+      `SANDBOX_TEST_STORE is memory, file or redis, not "${kind}".`,
+    )
+  if (kind === undefined || kind === 'memory') return []
+  if (args[0] === 'verify' || args[0] === 'record') return []
+  if (args.some((arg) => NAMES_A_STORE.test(arg) || SERVES_NOTHING.test(arg)))
+    return []
+  const named = { ...process.env, ...env }
+  if (named.SANDBOX_DATA_FILE || named.SANDBOX_STORE) return []
+  // @note Made at once, so that the clean-up is registered before any await:
+  // in a concurrent suite, the current test is known only until then.
+  const folder = mkdtempSync(join(tmpdir(), 'cts-cli-store-'))
+  onTestFinished(() => rm(folder, { recursive: true, force: true }))
+  if (kind === 'file') return ['--data-file', join(folder, 'data.json')]
+  const config = join(folder, 'store.json')
+  const store = { url: inject('sharedRedisUrl'), namespace: randomUUID() }
+  writeFileSync(config, JSON.stringify({ store }))
+  return ['--config', config]
+}
+
+/**
+ * Spawns the CLI with `args`, without colour and without standard input,
+ * on the store under test (see {@link storeFlagsUnderTest}).
  *
  * @example
  * const cli = spawnCli(['--port', '0', '--quiet'])
@@ -36,7 +91,10 @@ export function spawnCli(
   env: Record<string, string> = {},
   { fileSizeLimitKb }: SpawnOptions = {},
 ): Spawned {
-  const argv = [process.execPath, BIN, ...args]
+  // @note Before the test's flags: one of them given without its value, at
+  // the end, still lacks it rather than taking the next flag as its value.
+  const storeFlags = storeFlagsUnderTest(args, env)
+  const argv = [process.execPath, BIN, ...storeFlags, ...args]
   // @note `exec` keeps the pid: a signal sent to the child reaches the CLI.
   const [command, ...rest] =
     fileSizeLimitKb === undefined
@@ -69,6 +127,7 @@ export function spawnCli(
   })
   return {
     child,
+    storeFlags,
     stdout: () => out,
     stderr: () => err,
     exited,
