@@ -1,4 +1,4 @@
-// Small helpers of the core: a timer-proof sleep, a string hash, the visible-character pattern.
+// Small helpers of the core: a timer-proof sleep, a string hash, the visible-character pattern, a URL shown without its password.
 // @note Captured when the module loads, so that fake timers installed by a
 // test later do not stall the sandbox's own delays.
 const loadedSetTimeout = globalThis.setTimeout
@@ -56,3 +56,19 @@ export function hashString(text: string): string {
  */
 export const VISIBLE_CHARACTER_PATTERN =
   '[^\\s\\u00AD\\u034F\\u061C\\u115F\\u1160\\u17B4\\u17B5\\u180B-\\u180F\\u200B-\\u200F\\u202A-\\u202E\\u2060-\\u206F\\u3164\\uFE00-\\uFE0F\\uFEFF\\uFFA0\\uFFF0-\\uFFF8]'
+
+/**
+ * A URL as messages show it: without its password.
+ *
+ * @example
+ * redactUrl('redis://app:secret@redis.internal:6379/0') // 'redis://app:***@redis.internal:6379/0'
+ */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url)
+    if (parsed.password) parsed.password = '***'
+    return parsed.toString().replace(/\/$/, '')
+  } catch {
+    return url
+  }
+}

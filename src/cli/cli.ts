@@ -1,6 +1,7 @@
 // The CLI's main(): parses the command line and starts the server, verify or record.
 import { parseArgs, styleText } from 'node:util'
 import { VERSION } from '../version.ts'
+import { redactUrl } from '../_utils.ts'
 import { DEFAULT_ACCOUNTS, DEMO_KEY_ONE } from '../../fixtures/demo-keys.ts'
 import { DataFileError } from '../model/data-file.ts'
 import type { Explain } from '../option-messages.ts'
@@ -249,11 +250,14 @@ export async function main({
     throw error
   }
   progress.done()
+  const store = storeShown(options.store)
   if (server.loadedFromFile && options.from !== undefined) {
     // @note As a database's init scripts: a restart with the same command
     // line goes on with the file. Said, since the session was asked for.
     err.write(
-      `${NAME}: --from was not used: the data file ${options.dataFile} already holds data, and --from starts only a data file that does not exist yet or is empty. Delete the data file (or pass another --data-file) to start from the session.\n`,
+      store === null
+        ? `${NAME}: --from was not used: the data file ${options.dataFile} already holds data, and --from starts only a data file that does not exist yet or is empty. Delete the data file (or pass another --data-file) to start from the session.\n`
+        : `${NAME}: --from was not used: the store ${store} already holds this sandbox, as another replica or an earlier run left it, and --from starts only a store that holds none yet. Give the store another namespace (or database) to start from the session.\n`,
     )
   }
 
@@ -264,6 +268,7 @@ export async function main({
       seed: server.sandbox.state().seed,
       demo_key: DEMO_KEY_ONE,
       data_file: options.dataFile ?? null,
+      store,
       loaded_from_file: server.loadedFromFile,
     })
   } else if (settings.quiet) {
@@ -405,9 +410,9 @@ function banner(
       'Data',
       `seed ${state.seed}, ${state.accounts.length} accounts, ${state.customers.length} customers${
         server.loadedFromFile
-          ? ` (loaded from ${options.dataFile})`
-          : options.dataFile
-            ? ` (saved to ${options.dataFile})`
+          ? ` (loaded from ${storeShown(options.store) ?? options.dataFile})`
+          : (storeShown(options.store) ?? options.dataFile)
+            ? ` (saved to ${storeShown(options.store) ?? options.dataFile})`
             : ''
       }`,
     ],
@@ -504,4 +509,21 @@ function editDistance(a: string, b: string): number {
     previous = current
   }
   return previous[b.length]!
+}
+
+/**
+ * The store a server was given, as its output names it (with its namespace
+ * when not the default, without a password), or null for none.
+ *
+ * @example
+ * storeShown({ url: 'redis://:pw@cache:6379/0', namespace: 'team' }) // 'redis://:***@cache:6379/0 (namespace team)'
+ */
+function storeShown(
+  store: string | { url: string; namespace?: string } | undefined,
+): string | null {
+  if (store === undefined) return null
+  if (typeof store === 'string') return redactUrl(store)
+  return store.namespace === undefined
+    ? redactUrl(store.url)
+    : `${redactUrl(store.url)} (namespace ${store.namespace})`
 }

@@ -1,6 +1,7 @@
 // The store a fleet of replicas shares: one ordered log of writes in Redis
 // (or Valkey), appended with a compare-and-swap on its length.
 import { createClient, ErrorReply } from '@redis/client'
+import { redactUrl } from '../_utils.ts'
 import type { SandboxData } from './schemas.ts'
 import type { JournalEntry } from './journal-entry.ts'
 import {
@@ -47,6 +48,8 @@ interface JournalOptions {
 
 /** A running Redis store: the `Store` a server's core writes through, and its lifecycle. */
 export interface RedisStore extends Store {
+  /** Whether Redis already held this sandbox when this replica opened it. */
+  readonly joined: boolean
   close(): Promise<void>
 }
 
@@ -313,6 +316,9 @@ export async function openRedisStore(
   }
 
   /** What `resync` does, in the order of applying. */
+  // Whether this replica's own state began the log, rather than the state
+  // Redis held (another replica's, or one from before a restart).
+  let founded = false
   const startFromLastState = async (): Promise<void> => {
     for (let attempt = 1; ; attempt++) {
       const length = await logLength()
@@ -329,6 +335,7 @@ export async function openRedisStore(
         if (first === 1) {
           seen = 1
           lost = false
+          founded = true
           return
         }
       }
@@ -547,8 +554,11 @@ export async function openRedisStore(
     }
   }
 
+  // Taken now: a later start from the log (after Redis lost it) is no join.
+  const joined = !founded
   return {
     kind: 'redis',
+    joined,
     outage: {
       where: 'in its Redis store',
       until: 'Redis takes writes again',
@@ -608,17 +618,6 @@ function parseEntry(text: string, at: number): LogEntry {
     )
   }
   return entry as LogEntry
-}
-
-/** A URL without its password, for messages. */
-function redactUrl(url: string): string {
-  try {
-    const parsed = new URL(url)
-    if (parsed.password) parsed.password = '***'
-    return parsed.toString().replace(/\/$/, '')
-  } catch {
-    return url
-  }
 }
 
 /** An error in a sentence: its message, then its code. */

@@ -15,7 +15,14 @@ export interface UrlStoreOptions {
 }
 
 /** A store opened from a URL: the `Store` a server writes through, and its end. */
-export type UrlStore = Store & { close(): Promise<void> }
+export type UrlStore = Store & {
+  /**
+   * Whether the store already held this sandbox, whose state the server took
+   * in place of its own seed (and of `from`).
+   */
+  readonly joined: boolean
+  close(): Promise<void>
+}
 
 /** One kind of store that a URL names. */
 export interface UrlStoreEntry {

@@ -145,7 +145,7 @@ export interface SandboxServer {
   url: string
   port: number
   sandbox: SandboxCore
-  /** Whether the data came from an existing data file. */
+  /** Whether the data came from the store: a data file that held data, or a shared store that already held this sandbox. */
   loadedFromFile: boolean
   /** The playground's URL, or null when none is served (not built, or `playground: false`). */
   playgroundUrl: string | null

@@ -74,7 +74,7 @@ export interface ServerApp {
    */
   answerError(error: unknown): Response
   sandbox: SandboxCore
-  /** Whether the data came from an existing data file. */
+  /** Whether the data came from the store: a data file that held data, or a shared store that already held this sandbox. */
   loadedFromFile: boolean
   /** Whether a playground is served at `/`. */
   playground: boolean
@@ -382,7 +382,7 @@ async function openUrlStore(
       },
       durable,
     )
-    return { store, loadedFromFile: false }
+    return { store, loadedFromFile: store.joined }
   } catch (error) {
     throw new SandboxStartError((error as Error).message, 1)
   }
