@@ -1,7 +1,7 @@
 // The store a fleet of replicas shares: one ordered log of writes in Redis
 // (or Valkey), appended with a compare-and-swap on its length.
 import { createClient, ErrorReply } from '@redis/client'
-import { redactUrl } from '../_utils.ts'
+import { redactUrl, sleep } from '../_utils.ts'
 import type { SandboxData } from './schemas.ts'
 import type { JournalEntry } from './journal-entry.ts'
 import {
@@ -57,6 +57,8 @@ export interface RedisStore extends Store {
 const READ_SLICE = 1000
 /** How often a replica starts again from a whole state that another dropped as it read. */
 const MAX_CATCH_UPS = 5
+/** How often the watchdog looks for calls that Redis left unanswered. */
+const WATCH_EVERY_MS = 250
 /** The largest entry read from Redis, in bytes of JSON. */
 const MAX_ENTRY_BYTES = 256 * 1024 * 1024
 
@@ -185,20 +187,27 @@ export async function openRedisStore(
       // A write sent and not answered may yet be stored.
       { code: 'REDIS_TIMEOUT', unsettled },
     )
-  const bounded = <T>(
-    work: () => Promise<T>,
-    { writes = false } = {},
-  ): Promise<T> => {
-    if (overdue !== undefined) return Promise.reject(unanswered())
-    let timer: ReturnType<typeof setTimeout> | undefined
-    const answered = work().finally(() => {
-      clearTimeout(timer)
-      if (overdue === undefined) return
-      overdue = undefined
-      onLog?.(`The Redis store at ${shown} answers again.`)
-    })
-    const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
+  // The calls waiting for Redis, each with the watchdog's tick it began at.
+  const waiting = new Set<{
+    tick: number
+    writes: boolean
+    reject(error: Error): void
+  }>()
+  let ticks = 0
+  let watching = false
+  // @note One watchdog while calls wait, on the host's own timer (`sleep`):
+  // no timer per call, and fake timers in a test neither stop it nor fire
+  // it early.
+  const watch = (): void => {
+    if (watching || waiting.size === 0) return
+    watching = true
+    void sleep(WATCH_EVERY_MS).then(() => {
+      watching = false
+      ticks++
+      for (const call of waiting) {
+        // A whole tick more than the timeout: never less than `timeoutMs`.
+        if ((ticks - call.tick - 1) * WATCH_EVERY_MS < timeoutMs) continue
+        waiting.delete(call)
         if (overdue === undefined) {
           onLog?.(
             `The Redis store at ${shown} answered nothing for ${timeoutMs} ms.`,
@@ -212,10 +221,36 @@ export async function openRedisStore(
           // answer that says so: it starts again from what Redis holds.
           lost = true
         }
-        reject(unanswered(writes))
-      }, timeoutMs)
+        call.reject(unanswered(call.writes))
+      }
+      watch()
     })
-    return Promise.race([answered, late])
+  }
+  const answered = (): void => {
+    if (overdue === undefined) return
+    overdue = undefined
+    onLog?.(`The Redis store at ${shown} answers again.`)
+  }
+  const bounded = <T>(
+    work: () => Promise<T>,
+    { writes = false } = {},
+  ): Promise<T> => {
+    if (overdue !== undefined) return Promise.reject(unanswered())
+    return new Promise<T>((resolve, reject) => {
+      const call = { tick: ticks, writes, reject }
+      waiting.add(call)
+      watch()
+      work().then(
+        (value) => {
+          if (waiting.delete(call)) resolve(value)
+          answered()
+        },
+        (error: Error) => {
+          if (waiting.delete(call)) reject(error)
+          answered()
+        },
+      )
+    })
   }
   try {
     await client.connect()
