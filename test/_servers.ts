@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto'
 import { mkdtempSync } from 'node:fs'
-import { rm } from 'node:fs/promises'
+import { rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Writable } from 'node:stream'
-import { inject, onTestFinished } from 'vitest'
+import { expect, inject, onTestFinished } from 'vitest'
 import { DEMO_KEY_ONE } from '../fixtures/demo-keys.ts'
 import {
   createSandboxServer,
@@ -296,4 +296,33 @@ export async function verifyAgainst(
     env: {},
   })
   return { exitCode, report: out.text() }
+}
+
+/**
+ * The names of the customers the server at `url` holds, in its order.
+ *
+ * @example
+ * expect(await customerNames(server.url)).toEqual(['Ada'])
+ */
+export async function customerNames(url: string): Promise<string[]> {
+  const response = await fetch(`${url}/__sandbox/state`)
+  expect(response.status).toBe(200)
+  const state = (await response.json()) as { customers: { name: string }[] }
+  return state.customers.map((customer) => customer.name)
+}
+
+/**
+ * Writes the session of a sandbox with one customer, "Session", and no
+ * seeded ones, into `folder`, for `--from`; returns its path.
+ *
+ * @example
+ * const session = await writeSession(await tempFolder('cts-from-'))
+ */
+export async function writeSession(folder: string): Promise<string> {
+  const source = await startServer({ customersPerAccount: 0 })
+  expect((await createNamed(source.url, 'Session')).status).toBe(201)
+  const path = join(folder, 'session.json')
+  await writeFile(path, JSON.stringify(source.sandbox.export()))
+  await source.close()
+  return path
 }

@@ -2,7 +2,7 @@ import { expect, it } from 'vitest'
 import { DEMO_KEY_ONE } from '../fixtures/demo-keys.ts'
 import { startRedis } from './_redis.ts'
 import { startRoundRobinProxy } from './_proxy.ts'
-import { runCli, startCli } from './_servers.ts'
+import { customerNames, runCli, startCli } from './_servers.ts'
 
 // Three replicas of the server on one Redis, behind a round-robin proxy, as
 // a team runs the sandbox: every promise of a single server holds for the
@@ -46,13 +46,6 @@ const createCustomer = (
     headers: { ...jsonHeaders, ...headers },
     body: JSON.stringify({ name, email: `${name.toLowerCase()}@example.com` }),
   })
-
-const customerNames = async (url: string): Promise<string[]> => {
-  const response = await fetch(`${url}/__sandbox/state`)
-  expect(response.status).toBe(200)
-  const state = (await response.json()) as { customers: { name: string }[] }
-  return state.customers.map((customer) => customer.name)
-}
 
 it('serves a record that any replica answered 201 for from every replica, and a token minted on one on the others', async () => {
   const { replicas, proxy } = await startFleet()

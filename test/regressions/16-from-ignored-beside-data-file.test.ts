@@ -2,23 +2,19 @@ import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { expect, it } from 'vitest'
 import { readDataFile } from '../../src/model/data-file.ts'
-import { createNamed, startCli, startServer, tempFolder } from '../_servers.ts'
+import {
+  createNamed,
+  customerNames,
+  startCli,
+  startServer,
+  tempFolder,
+  writeSession,
+} from '../_servers.ts'
 
 // `--from session.json` beside a `--data-file` that held data started from
 // the data file: the session was dropped without a word (only the banner's
 // "loaded from" hinted at it). The file still wins (a restart goes on with
 // it), and the CLI now says so.
-
-/** A session of a sandbox with one customer, "Session", and no seeded ones. */
-async function writeSession(folder: string): Promise<string> {
-  const source = await startServer({ customersPerAccount: 0 })
-  const response = await createNamed(source.url, 'Session')
-  expect(response.status).toBe(201)
-  const path = join(folder, 'session.json')
-  await writeFile(path, JSON.stringify(source.sandbox.export()))
-  await source.close()
-  return path
-}
 
 /** The CLI's arguments for a server on `file`, started from `session`. */
 const withFrom = (file: string, session: string): string[] => [
@@ -31,13 +27,6 @@ const withFrom = (file: string, session: string): string[] => [
   session,
 ]
 
-const namesIn = async (url: string): Promise<string[]> => {
-  const state = (await (await fetch(`${url}/__sandbox/state`)).json()) as {
-    customers: { name: string }[]
-  }
-  return state.customers.map((c) => c.name)
-}
-
 it('goes on with a data file that holds data, as a restart with the same command line must, and says on stderr that --from was not used', async () => {
   const folder = await tempFolder('cts-from-')
   const session = await writeSession(folder)
@@ -45,14 +34,14 @@ it('goes on with a data file that holds data, as a restart with the same command
   const args = withFrom(file, session)
 
   const first = await startCli(args)
-  expect(await namesIn(first.url)).toEqual(['Session'])
+  expect(await customerNames(first.url)).toEqual(['Session'])
   expect(first.stderr()).toBe('')
   const created = await createNamed(first.url, 'Since')
   expect(created.status).toBe(201)
   expect(await first.stop()).toBe(0)
 
   const again = await startCli(args)
-  expect(await namesIn(again.url)).toEqual(['Session', 'Since'])
+  expect(await customerNames(again.url)).toEqual(['Session', 'Since'])
   const lines = again.stderr().trim().split('\n')
   expect(lines).toHaveLength(1)
   expect(lines[0]).toContain('--from was not used')
@@ -68,7 +57,7 @@ it('starts createSandboxServer({ from, dataFile }) from the data file once it ho
 
   const server = await startServer({ dataFile: file, from: session })
   expect(server.loadedFromFile).toBe(true)
-  expect(await namesIn(server.url)).not.toContain('Session')
+  expect(await customerNames(server.url)).not.toContain('Session')
 })
 
 it.each([
@@ -83,7 +72,7 @@ it.each([
     await prepare(file)
 
     const cli = await startCli(withFrom(file, session))
-    expect(await namesIn(cli.url)).toEqual(['Session'])
+    expect(await customerNames(cli.url)).toEqual(['Session'])
     expect(await cli.stop()).toBe(0)
 
     const saved = (await readDataFile(file)) as {
@@ -97,6 +86,6 @@ it.each([
       '--data-file',
       file,
     ])
-    expect(await namesIn(again.url)).toEqual(['Session'])
+    expect(await customerNames(again.url)).toEqual(['Session'])
   },
 )

@@ -1,36 +1,18 @@
-import { writeFile } from 'node:fs/promises'
-import { join } from 'node:path'
 import { expect, it } from 'vitest'
 import { startRedis } from '../_redis.ts'
 import {
   createNamed,
+  customerNames,
   runCli,
   startCli,
-  startServer,
   tempFolder,
+  writeSession,
 } from '../_servers.ts'
 
 // `--store redis://… --from session.json` on a Redis that already held the
 // sandbox went on with what Redis held and dropped the session without a
 // word, where the same beside a data file says so; and neither the banner
 // nor the JSON `listening` line said that the data was in Redis at all.
-
-/** A session of a sandbox with one customer, "Session", and no seeded ones. */
-async function writeSession(folder: string): Promise<string> {
-  const source = await startServer({ customersPerAccount: 0 })
-  expect((await createNamed(source.url, 'Session')).status).toBe(201)
-  const path = join(folder, 'session.json')
-  await writeFile(path, JSON.stringify(source.sandbox.export()))
-  await source.close()
-  return path
-}
-
-const namesIn = async (url: string): Promise<string[]> => {
-  const state = (await (await fetch(`${url}/__sandbox/state`)).json()) as {
-    customers: { name: string }[]
-  }
-  return state.customers.map((c) => c.name)
-}
 
 it('goes on with the sandbox a Redis store holds, and says on stderr that --from was not used', async () => {
   const redis = await startRedis()
@@ -46,13 +28,13 @@ it('goes on with the sandbox a Redis store holds, and says on stderr that --from
   ]
 
   const first = await startCli(args)
-  expect(await namesIn(first.url)).toEqual(['Session'])
+  expect(await customerNames(first.url)).toEqual(['Session'])
   expect(first.stderr()).toBe('')
   expect((await createNamed(first.url, 'Since')).status).toBe(201)
   expect(await first.stop()).toBe(0)
 
   const again = await startCli(args)
-  expect(await namesIn(again.url)).toEqual(['Session', 'Since'])
+  expect(await customerNames(again.url)).toEqual(['Session', 'Since'])
   const lines = again.stderr().trim().split('\n')
   expect(lines).toHaveLength(1)
   expect(lines[0]).toContain('--from was not used')
