@@ -201,10 +201,10 @@ export function createSandboxCore(
 
   const { sandbox, adopt, exportWithoutRecords, dumpWithoutRecords } =
     createJavaScriptApi(ctx, {
-    seed,
-    fetch: (request) => router.fetch(request),
-    replaceData,
-  })
+      seed,
+      fetch: (request) => router.fetch(request),
+      replaceData,
+    })
   const router = createRouter(ctx, [
     ...operations.map((spec) => operationRoute(ctx, spec)),
     ...surfaceRoutes(ctx, sandbox, {

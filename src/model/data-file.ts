@@ -19,12 +19,7 @@ import { readFileSync } from 'node:fs'
 import { dirname, basename, join, resolve as resolvePath } from 'node:path'
 import { createInterface } from 'node:readline'
 import type { SandboxData } from './schemas.ts'
-import type {
-  DurableExtras,
-  StateParts,
-  Store,
-  StoreFault,
-} from './store.ts'
+import type { DurableExtras, StateParts, Store, StoreFault } from './store.ts'
 import {
   OptionsError,
   type Explain,
@@ -192,7 +187,7 @@ export async function readDataFile(path: string): Promise<unknown> {
         : []
     // One write, one line: a record, the key that replays it, or both; an
     // account and its API key; parts of the state set whole.
-    const kinds = entries.map(([kind]) => kind).sort()
+    const kinds = entries.map(([kind]) => kind).toSorted()
     const known = entries.every(
       ([kind]) => Object.hasOwn(LINE_KINDS, kind) || kind === 'set',
     )
@@ -209,14 +204,16 @@ export async function readDataFile(path: string): Promise<unknown> {
     for (const [kind, record] of entries) {
       if (kind === 'set') {
         const parts =
-          record !== null && typeof record === 'object' && !Array.isArray(record)
+          record !== null &&
+          typeof record === 'object' &&
+          !Array.isArray(record)
             ? Object.entries(record)
             : []
-        const part = parts.find(([name]) => !SET_PARTS.has(name))
-        if (parts.length === 0 || part !== undefined) {
+        const unknown = parts.find(([name]) => !SET_PARTS.has(name))
+        if (parts.length === 0 || unknown !== undefined) {
           throw unusable(
             at,
-            `"set" holds ${part ? `"${part[0].slice(0, 100)}", which is` : 'no part, which is'} not one of ${[...SET_PARTS].join(', ')}`,
+            `"set" holds ${unknown ? `"${unknown[0].slice(0, 100)}", which is` : 'no part, which is'} not one of ${[...SET_PARTS].join(', ')}`,
           )
         }
         // Checked with the whole data when it is loaded.
