@@ -1,6 +1,7 @@
-import { copyFile, readFile } from 'node:fs/promises'
+import { appendFile, copyFile, readFile } from 'node:fs/promises'
 import { createClient } from '@redis/client'
 import { expect, it } from 'vitest'
+import { readDataFile } from '../../src/model/data-file.ts'
 import { startRedis } from '../_redis.ts'
 import { startServer, tempDataFile } from '../_servers.ts'
 
@@ -136,6 +137,32 @@ it('stores a new key, a queued scenario and an account clock as one short line e
   expect(((await clock.json()) as { now: string }).now).toBe(
     '2031-05-05T00:00:00.000Z',
   )
+})
+
+it('drops a clock line that a crash cut short, and refuses a set line of unknown parts or a line of two records other than an account and its key', async () => {
+  const file = await tempDataFile('cts-admin-line-')
+  const server = await startServer({ customersPerAccount: 2, dataFile: file })
+  expect(
+    (await admin(server.url, 'clock', { now: '2030-01-01T00:00:00Z' })).status,
+  ).toBe(200)
+  await server.close()
+
+  // What kill -9 in the middle of the next move leaves.
+  await appendFile(file, '{"set":{"clock":{"now":"2031-01-01T00:00:00.000Z"')
+  const again = await restartFromCopy(file)
+  expect(await clockOf(again.url)).toBe('2030-01-01T00:00:00.000Z')
+
+  for (const line of [
+    '{"set":{"seed":7}}',
+    '{"set":{}}',
+    '{"customer":{"id":"cus_1"},"token":{"id":"tok_1"}}',
+    '{"account":{"id":"acct_1"},"customer":{"id":"cus_1"}}',
+  ]) {
+    const bad = `${file}.bad`
+    await copyFile(file, bad)
+    await appendFile(bad, `${line}\n`)
+    await expect(readDataFile(bad)).rejects.toThrow(/at line \d+ \(/)
+  }
 })
 
 it('moves the clock of every replica on one Redis with a log entry far smaller than the whole state', async () => {
