@@ -254,7 +254,10 @@ export interface DurableState {
    * the scenarios are the state's; this copy's journal stays.
    */
   replace(state: SandboxData & DurableExtras): Promise<void>
-  /** Applies one write that another replica stored: its record, its key. */
+  /**
+   * Applies one write that another replica stored: its record, its key, or
+   * the clocks, scenarios or new account of an admin call.
+   */
   apply(write: StoreWrite): Promise<void>
 }
 
@@ -283,7 +286,8 @@ function createDurableState(
       if (created && 'customer' in created)
         await ctx.db.insertCustomer(created.customer)
       else if (created) await ctx.db.insertToken(created.token)
-      // @note A record this copy holds already (a replay of the log) stays.
+      // @note An account that a call beside the one that made it stored too
+      // comes twice: the copy held already stays.
       if (added?.account && !ctx.db.accountById(added.account.id))
         await ctx.db.insertAccount(added.account)
       if (added?.api_key && !ctx.db.apiKeyById(added.api_key.id))
@@ -378,9 +382,10 @@ function applyClocks(
  * own API may change, and tells what it changed once it is done. Records
  * are told by the database's own counters (a new database, an edit, the
  * accounts and API keys added at the end of their collections); the clocks
- * by their moves; the scenarios, which stay small, by their JSON. Accounts
- * and keys go to one write only: a call running beside `createApiKey`
- * would otherwise store its account a second time.
+ * by their moves; the scenarios, which stay small, by their JSON. A call
+ * that ran beside `createApiKey` stores its account and key too, which the
+ * stores keep once: each call's answer then waits for a write that holds
+ * them.
  */
 function createStateWatch(
   ctx: SandboxContext,
@@ -389,7 +394,6 @@ function createStateWatch(
     clocks: () => Pick<SandboxData, 'clock' | 'account_clocks'>
   },
 ): () => () => StateChange {
-  const stored = new WeakSet<object>()
   return () => {
     const { db } = ctx
     const edits = db.edits()
@@ -399,10 +403,8 @@ function createStateWatch(
     const scenarios = JSON.stringify(savedScenarios(ctx))
     return () => {
       if (ctx.db !== db || db.edits() !== edits) return 'whole'
-      const unstored = <T extends object>(records: T[]): T[] =>
-        records.filter((record) => !stored.has(record))
-      const newAccounts = unstored(db.accounts.all().slice(accounts))
-      const newKeys = unstored(db.apiKeys.all().slice(apiKeys))
+      const newAccounts = db.accounts.all().slice(accounts)
+      const newKeys = db.apiKeys.all().slice(apiKeys)
       // One account with its key is one line; more is a whole state.
       if (newAccounts.length > 1 || newKeys.length > 1) return 'whole'
       const write: StoreWrite = {}
@@ -413,7 +415,6 @@ function createStateWatch(
           ...(account && { account: { ...account } }),
           ...(apiKey && { api_key: { ...apiKey } }),
         }
-        for (const record of [account, apiKey]) if (record) stored.add(record)
       }
       const set: StateParts = {}
       if (read.clockMoves() !== clockMoves) {

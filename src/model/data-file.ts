@@ -133,6 +133,8 @@ export async function readDataFile(path: string): Promise<unknown> {
   })
   const lines = createInterface({ input, crlfDelay: Infinity })
   let data: Record<string, unknown> | undefined
+  // The ids of the accounts and API keys read so far, once a line adds one.
+  const heldIds: Partial<Record<'account' | 'api_key', Set<unknown>>> = {}
   let number = 0
   let pending: string | undefined
   try {
@@ -224,10 +226,22 @@ export async function readDataFile(path: string): Promise<unknown> {
       // A snapshot written before keys were kept has no list for them.
       const list = (data[name] ??= []) as unknown[]
       if (!Array.isArray(list)) throw unusable(at, `"${name}" is not a list`)
+      if (kind === 'account' || kind === 'api_key') {
+        // @note An admin call that ran beside the one that made an account
+        // stores it too: the same record again, kept once.
+        const ids = (heldIds[kind] ??= new Set(list.map(idOf)))
+        if (ids.has(idOf(record))) continue
+        ids.add(idOf(record))
+      }
       list.push(record)
     }
   }
 }
+
+const idOf = (record: unknown): unknown =>
+  record !== null && typeof record === 'object'
+    ? (record as { id?: unknown }).id
+    : undefined
 
 // The longest line readDataFile reads: what a string can hold, less a chunk
 // or two of the stream, which readline adds before the check can stop it.

@@ -139,6 +139,57 @@ it('stores a new key, a queued scenario and an account clock as one short line e
   )
 })
 
+it('keeps every key minted while other admin calls ran beside it, each once, across a restart', async () => {
+  const file = await tempDataFile('cts-admin-line-')
+  const server = await startServer({ customersPerAccount: 2, dataFile: file })
+  const answers = await Promise.all(
+    Array.from({ length: 6 }, (_, n) => [
+      admin(server.url, 'api-keys', { account_name: `Beside ${n}` }),
+      admin(server.url, 'clock', { advance_seconds: 60 }),
+      admin(server.url, 'latency', { min_ms: 0, max_ms: n }),
+    ]).flat(),
+  )
+  const keys: string[] = []
+  for (const answer of answers) {
+    expect(answer.ok).toBe(true)
+    const body = (await answer.json()) as { api_key?: string }
+    if (body.api_key) keys.push(body.api_key)
+  }
+  expect(keys).toHaveLength(6)
+
+  const again = await restartFromCopy(file)
+  expect(again.sandbox.accounts.list()).toHaveLength(
+    server.sandbox.accounts.list().length,
+  )
+  expect(await clockOf(again.url)).toBe(await clockOf(server.url))
+  for (const key of keys) {
+    const own = await fetch(`${again.url}/__sandbox/account/clock`, {
+      headers: { authorization: `Bearer ${key}` },
+    })
+    expect(own.status).toBe(200)
+  }
+})
+
+it('starts on an account and key stored twice, by the call that made them and one that ran beside it', async () => {
+  const file = await tempDataFile('cts-admin-line-')
+  const server = await startServer({ customersPerAccount: 2, dataFile: file })
+  const minted = await admin(server.url, 'api-keys', { account_name: 'Twice' })
+  const { api_key } = (await minted.json()) as { api_key: string }
+  const lines = (await readFile(file, 'utf8')).trimEnd().split('\n')
+  const line = lines.at(-1)!
+  expect(line).toMatch(/^\{"account":/)
+  await appendFile(file, `${line}\n`)
+
+  const again = await restartFromCopy(file)
+  expect(again.sandbox.accounts.list()).toHaveLength(
+    server.sandbox.accounts.list().length,
+  )
+  const own = await fetch(`${again.url}/__sandbox/account/clock`, {
+    headers: { authorization: `Bearer ${api_key}` },
+  })
+  expect(own.status).toBe(200)
+})
+
 it('drops a clock line that a crash cut short, and refuses a set line of unknown parts or a line of two records other than an account and its key', async () => {
   const file = await tempDataFile('cts-admin-line-')
   const server = await startServer({ customersPerAccount: 2, dataFile: file })
