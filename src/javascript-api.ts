@@ -71,6 +71,8 @@ export function createJavaScriptApi(
    * change only with `ctx.revision`) puts them in.
    */
   exportWithoutRecords(): SandboxSession
+  /** `sandbox.dump()` with its record lists empty: the seed and the clocks, read now. */
+  dumpWithoutRecords(): SandboxData
 } {
   const { options } = ctx
   let seed = wiring.seed
@@ -357,6 +359,7 @@ export function createJavaScriptApi(
       settledDb()
       return exportWith(dumpWith(NO_RECORDS))
     },
+    dumpWithoutRecords: () => dumpWith(NO_RECORDS),
   }
 }
 

@@ -9,11 +9,18 @@ import { createAccountControls } from './request/account-controls.ts'
 import { createClock } from './model/clock.ts'
 import type { SandboxContext } from './request/context.ts'
 import type { OperationDefinition } from './request/define-operation.ts'
-import type { DurableExtras, Store, StoreWrite } from './model/store.ts'
+import type {
+  DurableExtras,
+  StateChange,
+  StateParts,
+  Store,
+  StoreWrite,
+} from './model/store.ts'
 import {
   SavedIdempotencyKeySchema,
   SavedScenariosSchema,
   type SandboxData,
+  type SavedScenarios,
 } from './model/schemas.ts'
 import { z } from 'zod'
 import { createDatabase, type Database } from './model/db.ts'
@@ -116,7 +123,14 @@ export function createSandboxCore(
   const changed = (): void => {
     revision++
   }
-  const clock = createClock(resolved.clockAfterSet, changed)
+  // Moves of the sandbox's and the accounts' clocks, which a running clock's
+  // time alone cannot tell (it changes by itself).
+  let clockMoves = 0
+  const clockMoved = (): void => {
+    clockMoves++
+    changed()
+  }
+  const clock = createClock(resolved.clockAfterSet, clockMoved)
   const journal = createJournal(resolved.journalLimit)
 
   // Fills a database with the default data of a seed, created at the clock's time.
@@ -152,7 +166,7 @@ export function createSandboxCore(
       afterSet: resolved.clockAfterSet,
       maxScenarios: resolved.limits.scenarios,
       maxScenariosPerAccount: resolved.limits.scenariosPerAccount,
-      onClockChange: changed,
+      onClockChange: clockMoved,
     }),
     ...dataParts,
     seeded: false,
@@ -163,6 +177,7 @@ export function createSandboxCore(
       dataParts.db,
       session ? (db) => insertSavedData(db, session.data) : defaultDataOf(seed),
     ),
+    watchState: () => watchState(),
   }
 
   const replaceData = ({
@@ -184,11 +199,12 @@ export function createSandboxCore(
     return ctx.ready
   }
 
-  const { sandbox, adopt, exportWithoutRecords } = createJavaScriptApi(ctx, {
-    seed,
-    fetch: (request) => router.fetch(request),
-    replaceData,
-  })
+  const { sandbox, adopt, exportWithoutRecords, dumpWithoutRecords } =
+    createJavaScriptApi(ctx, {
+      seed,
+      fetch: (request) => router.fetch(request),
+      replaceData,
+    })
   const router = createRouter(ctx, [
     ...operations.map((spec) => operationRoute(ctx, spec)),
     ...surfaceRoutes(ctx, sandbox, {
@@ -197,6 +213,10 @@ export function createSandboxCore(
       exportWithoutRecords,
     }),
   ])
+  const watchState = createStateWatch(ctx, {
+    clockMoves: () => clockMoves,
+    clocks: dumpWithoutRecords,
+  })
   if (session) {
     for (const entry of session.journal.toReversed())
       ctx.journal.record(entry as unknown as JournalEntry)
@@ -234,7 +254,10 @@ export interface DurableState {
    * the scenarios are the state's; this copy's journal stays.
    */
   replace(state: SandboxData & DurableExtras): Promise<void>
-  /** Applies one write that another replica stored: its record, its key. */
+  /**
+   * Applies one write that another replica stored: its record, its key, or
+   * the clocks, scenarios or new account of an admin call.
+   */
   apply(write: StoreWrite): Promise<void>
 }
 
@@ -255,7 +278,7 @@ function createDurableState(
         },
       })
     },
-    async apply({ created, idempotencyKey, taken }) {
+    async apply({ created, idempotencyKey, taken, added, set }) {
       // The queues are the same on every replica: the same take takes the same.
       if (taken?.account_id != null)
         ctx.accounts.takeScenario(taken.account_id, taken.operation)
@@ -263,20 +286,27 @@ function createDurableState(
       if (created && 'customer' in created)
         await ctx.db.insertCustomer(created.customer)
       else if (created) await ctx.db.insertToken(created.token)
+      // @note An account that a call beside the one that made it stored too
+      // comes twice: the copy held already stays.
+      if (added?.account && !ctx.db.accountById(added.account.id))
+        await ctx.db.insertAccount(added.account)
+      if (added?.api_key && !ctx.db.apiKeyById(added.api_key.id))
+        await ctx.db.insertApiKey(added.api_key)
+      if (set) applyClocks(ctx, set)
+      if (set?.scenarios) durable.restore({ scenarios: set.scenarios })
       if (idempotencyKey)
         durable.restore({ idempotency_keys: [idempotencyKey] })
     },
     dump() {
-      const queue = ctx.scenarios.list()
-      const accounts = ctx.accounts.queues()
-      const latency = ctx.scenarios.latency()
+      const scenarios = savedScenarios(ctx)
       const unchanged =
-        queue.length === 0 &&
-        accounts.length === 0 &&
-        JSON.stringify(latency) === JSON.stringify(ctx.options.latency)
+        scenarios.queue.length === 0 &&
+        scenarios.accounts.length === 0 &&
+        JSON.stringify(scenarios.latency) ===
+          JSON.stringify(ctx.options.latency)
       return {
         ...sandbox.dump(),
-        ...(!unchanged && { scenarios: { latency, queue, accounts } }),
+        ...(!unchanged && { scenarios }),
         idempotency_keys: ctx.idempotency.saved(ctx.clock.now().getTime()),
       }
     },
@@ -318,6 +348,86 @@ function createDurableState(
     },
   }
   return durable
+}
+
+/** The scenario queues and the latency, as a durable store keeps them. */
+const savedScenarios = (ctx: SandboxContext): SavedScenarios => ({
+  latency: ctx.scenarios.latency(),
+  queue: ctx.scenarios.list(),
+  accounts: ctx.accounts.queues(),
+})
+
+/**
+ * Puts clocks that another replica stored in place of this copy's: a clock
+ * saved frozen or moved is set, one that follows the host's time again is
+ * reset; an account missing from `account_clocks` has no clock of its own.
+ */
+function applyClocks(
+  ctx: SandboxContext,
+  { clock, account_clocks }: StateParts,
+): void {
+  if (clock?.frozen || clock?.moved) ctx.clock.set(clock.now)
+  else if (clock) ctx.clock.reset()
+  if (account_clocks) {
+    const kept = new Set(account_clocks.map((saved) => saved.account_id))
+    for (const { account_id } of ctx.accounts.clocks())
+      if (!kept.has(account_id)) ctx.accounts.controls(account_id).clock.reset()
+    for (const saved of account_clocks)
+      ctx.accounts.controls(saved.account_id).clock.set(saved.now)
+  }
+}
+
+/**
+ * `ctx.watchState`: marks the parts of the state a call of the sandbox's
+ * own API may change, and tells what it changed once it is done. Records
+ * are told by the database's own counters (a new database, an edit, the
+ * accounts and API keys added at the end of their collections); the clocks
+ * by their moves; the scenarios, which stay small, by their JSON. A call
+ * that ran beside `createApiKey` stores its account and key too, which the
+ * stores keep once: each call's answer then waits for a write that holds
+ * them.
+ */
+function createStateWatch(
+  ctx: SandboxContext,
+  read: {
+    clockMoves: () => number
+    clocks: () => Pick<SandboxData, 'clock' | 'account_clocks'>
+  },
+): () => () => StateChange {
+  return () => {
+    const { db } = ctx
+    const edits = db.edits()
+    const accounts = db.accounts.count()
+    const apiKeys = db.apiKeys.count()
+    const clockMoves = read.clockMoves()
+    const scenarios = JSON.stringify(savedScenarios(ctx))
+    return () => {
+      if (ctx.db !== db || db.edits() !== edits) return 'whole'
+      const newAccounts = db.accounts.all().slice(accounts)
+      const newKeys = db.apiKeys.all().slice(apiKeys)
+      // One account with its key is one line; more is a whole state.
+      if (newAccounts.length > 1 || newKeys.length > 1) return 'whole'
+      const write: StoreWrite = {}
+      const [account] = newAccounts
+      const [apiKey] = newKeys
+      if (account || apiKey) {
+        write.added = {
+          ...(account && { account: { ...account } }),
+          ...(apiKey && { api_key: { ...apiKey } }),
+        }
+      }
+      const set: StateParts = {}
+      if (read.clockMoves() !== clockMoves) {
+        const { clock, account_clocks = [] } = read.clocks()
+        Object.assign(set, { clock, account_clocks })
+      }
+      const scenariosNow = savedScenarios(ctx)
+      if (JSON.stringify(scenariosNow) !== scenarios)
+        set.scenarios = scenariosNow
+      if (Object.keys(set).length > 0) write.set = set
+      return Object.keys(write).length > 0 ? write : undefined
+    }
+  }
 }
 
 /**

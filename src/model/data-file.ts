@@ -19,7 +19,7 @@ import { readFileSync } from 'node:fs'
 import { dirname, basename, join, resolve as resolvePath } from 'node:path'
 import { createInterface } from 'node:readline'
 import type { SandboxData } from './schemas.ts'
-import type { DurableExtras, Store, StoreFault } from './store.ts'
+import type { DurableExtras, StateParts, Store, StoreFault } from './store.ts'
 import {
   OptionsError,
   type Explain,
@@ -57,13 +57,28 @@ const LINE_KINDS = {
   idempotency_key: 'idempotency_keys',
 } as const satisfies Record<string, keyof (SandboxData & DurableExtras)>
 
+// The kinds that are records of the data, of which a line holds one (or
+// an account with its key).
+const RECORD_KINDS = { account: 1, api_key: 1, customer: 1, token: 1 }
+
+// The parts of the state a `{"set": {...}}` line replaces, each whole.
+const SET_PARTS = new Set<string>([
+  'clock',
+  'account_clocks',
+  'scenarios',
+] satisfies (keyof StateParts)[])
+
 /**
  * Reads a data file: the sandbox data its snapshot and log lines add up to,
  * or `undefined` when there is none or it is empty (0 bytes). Line 1 is a
- * snapshot (an older single-document data file is one); each later line adds
- * one record, as `{"customer": {...}}`. A last line without its newline was cut short by a
- * crash before it was acknowledged, and is dropped. Anything else that does
- * not parse is a `DataFileError`.
+ * snapshot (an older single-document data file is one); each later line is
+ * one write: a record, as `{"customer": {...}}`, with the
+ * `idempotency_key` that replays it; an account with its API key
+ * (`{"account": {...}, "api_key": {...}}`); or parts of the state that
+ * replace the snapshot's (`{"set": {"clock": {...}}}`: `clock`,
+ * `account_clocks`, `scenarios`). A last line without its newline was cut
+ * short by a crash before it was acknowledged, and is dropped. Anything
+ * else that does not parse is a `DataFileError`.
  *
  * @example
  * const data = await readDataFile('sandbox.json')
@@ -118,6 +133,8 @@ export async function readDataFile(path: string): Promise<unknown> {
   })
   const lines = createInterface({ input, crlfDelay: Infinity })
   let data: Record<string, unknown> | undefined
+  // The ids of the accounts and API keys read so far, once a line adds one.
+  const heldIds: Partial<Record<'account' | 'api_key', Set<unknown>>> = {}
   let number = 0
   let pending: string | undefined
   try {
@@ -170,26 +187,61 @@ export async function readDataFile(path: string): Promise<unknown> {
       value !== null && typeof value === 'object' && !Array.isArray(value)
         ? Object.entries(value)
         : []
-    // One record, the key that replays it, or both (one write, one line).
-    const known = entries.every(([kind]) => Object.hasOwn(LINE_KINDS, kind))
-    const records = entries.filter(([kind]) => kind !== 'idempotency_key')
-    if (entries.length === 0 || !known || records.length > 1) {
+    // One write, one line: a record, the key that replays it, or both; an
+    // account and its API key; parts of the state set whole.
+    const kinds = entries.map(([kind]) => kind).toSorted()
+    const known = entries.every(
+      ([kind]) => Object.hasOwn(LINE_KINDS, kind) || kind === 'set',
+    )
+    const records = kinds.filter((kind) => Object.hasOwn(RECORD_KINDS, kind))
+    const oneWrite = records.length <= 1 || records.join() === 'account,api_key'
+    if (entries.length === 0 || !known || !oneWrite) {
       throw unusable(
         at,
-        `expected one of ${Object.keys(LINE_KINDS)
+        `expected one of ${[...Object.keys(LINE_KINDS), 'set']
           .map((k) => `{"${k}": {...}}`)
           .join(', ')}`,
       )
     }
     for (const [kind, record] of entries) {
+      if (kind === 'set') {
+        const parts =
+          record !== null &&
+          typeof record === 'object' &&
+          !Array.isArray(record)
+            ? Object.entries(record)
+            : []
+        const unknown = parts.find(([name]) => !SET_PARTS.has(name))
+        if (parts.length === 0 || unknown !== undefined) {
+          throw unusable(
+            at,
+            `"set" holds ${unknown ? `"${unknown[0].slice(0, 100)}", which is` : 'no part, which is'} not one of ${[...SET_PARTS].join(', ')}`,
+          )
+        }
+        // Checked with the whole data when it is loaded.
+        for (const [name, part] of parts) data[name] = part
+        continue
+      }
       const name = LINE_KINDS[kind as keyof typeof LINE_KINDS]
       // A snapshot written before keys were kept has no list for them.
       const list = (data[name] ??= []) as unknown[]
       if (!Array.isArray(list)) throw unusable(at, `"${name}" is not a list`)
+      if (kind === 'account' || kind === 'api_key') {
+        // @note An admin call that ran beside the one that made an account
+        // stores it too: the same record again, kept once.
+        const ids = (heldIds[kind] ??= new Set(list.map(idOf)))
+        if (ids.has(idOf(record))) continue
+        ids.add(idOf(record))
+      }
       list.push(record)
     }
   }
 }
+
+const idOf = (record: unknown): unknown =>
+  record !== null && typeof record === 'object'
+    ? (record as { id?: unknown }).id
+    : undefined
 
 // The longest line readDataFile reads: what a string can hold, less a chunk
 // or two of the stream, which readline adds before the check can stop it.
@@ -553,9 +605,10 @@ export interface FlushInfo {
 
 /**
  * The append-only data file of a running server: a `Store` whose `commit`
- * appends one line (a record, the key that replays it, or both) and
- * fdatasyncs it, writes during one sync sharing the next, and whose
- * `saveState` rewrites the file whole (a compaction).
+ * appends one line (a record, the key that replays it, or both; an account
+ * and its key; the clocks or scenarios an admin call set) and fdatasyncs
+ * it, writes during one sync sharing the next, and whose `saveState`
+ * rewrites the file whole (a compaction).
  */
 export interface DataFileLog extends Store {
   /** Writes a last snapshot (a failure goes to `onError`) and closes the file. */
@@ -571,9 +624,14 @@ export interface DataFileSource {
 }
 
 interface Pending {
-  /** A record's line, or `undefined` for a snapshot. */
+  /** A write's line, or `undefined` for a snapshot. */
   line: Buffer | undefined
   undo: (() => void) | undefined
+  /**
+   * Whether the change stays in memory when its line is not stored (an
+   * admin change, which nothing takes back): the file then lags behind.
+   */
+  kept: boolean
   resolve: () => void
   reject: (error: Error) => void
 }
@@ -658,6 +716,8 @@ export async function openDataFileLog(
 
   const fail = (batch: Pending[], error: Error): void => {
     noteFault(error)
+    // The next write is then a whole snapshot, which holds the change.
+    if (batch.some((entry) => entry.kept)) stale = true
     // @note Undo every record before anything else is written, so that no
     // later snapshot can hold a record whose creation was refused.
     for (const entry of batch) entry.undo?.()
@@ -703,9 +763,10 @@ export async function openDataFileLog(
   const enqueue = (
     line: Buffer | undefined,
     undo: (() => void) | undefined,
+    kept = false,
   ): Promise<void> =>
     new Promise<void>((resolve, reject) => {
-      queue.push({ line, undo, resolve, reject })
+      queue.push({ line, undo, kept, resolve, reject })
       running ??= drain().finally(() => {
         running = undefined
       })
@@ -718,14 +779,17 @@ export async function openDataFileLog(
       until: 'the data file can be written again',
       code: 'EIO',
     },
-    commit({ created, idempotencyKey, taken }, undo) {
+    commit({ created, idempotencyKey, taken, added, set }, undo) {
       // A taken scenario changes the queues, which only a snapshot holds.
       if (taken) return enqueue(undefined, undo)
       const line = {
         ...created,
+        ...added,
         ...(idempotencyKey && { idempotency_key: idempotencyKey }),
+        ...(set && { set }),
       }
-      return enqueue(Buffer.from(`${JSON.stringify(line)}\n`), undo)
+      const kept = added !== undefined || set !== undefined
+      return enqueue(Buffer.from(`${JSON.stringify(line)}\n`), undo, kept)
     },
     saveState: () => enqueue(undefined, undefined),
     fault: () => fault,

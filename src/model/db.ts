@@ -79,6 +79,11 @@ export interface Database extends SandboxCollections {
   remove(created: CreatedRecord): void
   /** Whether `email` (case-insensitively) belongs to a customer of the account. */
   emailTaken(accountId: string, email: string): boolean
+  /**
+   * How many updates and deletes went through the collections so far: while
+   * it stays, records were only added, at the end of each collection.
+   */
+  edits(): number
 }
 
 /** The key under which an email is indexed within one account. */
@@ -429,8 +434,10 @@ export function createDatabase(
   // Updates and deletes through the collections (sandbox.db, never the
   // request path) make the indexes stale; the next lookup rebuilds them.
   let stale = false
+  let edits = 0
   const changed = (): void => {
     stale = true
+    edits++
   }
   const wrote = options.onWrite ?? ((): void => {})
   const fresh = (): void => {
@@ -565,6 +572,7 @@ export function createDatabase(
     emailTaken: read((accountId: string, email: string) =>
       emails.has(emailKey(accountId, email)),
     ),
+    edits: () => edits,
     insertAccount: (record) => accounts.create(record),
     insertApiKey: (record) => apiKeys.create(record),
     insertCustomer: (record) =>

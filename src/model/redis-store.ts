@@ -15,8 +15,10 @@ import {
 } from './store.ts'
 
 /**
- * One entry of the log: a write an API call made, or the whole state after
- * any other change (a reset, a clock, a scenario queued or taken).
+ * One entry of the log: a write (a record an API call made, a scenario it
+ * took; the clocks, scenarios or new account that an admin call changed),
+ * or the whole state after a change of records as a whole (a reset, a
+ * restore).
  */
 type LogEntry = { write: StoreWrite } | { state: SandboxData & DurableExtras }
 
@@ -397,6 +399,8 @@ export async function openRedisStore(
   interface Pending {
     text: string
     undo: (() => void) | undefined
+    /** Whether the change stays in this copy when it is not stored (nothing takes it back). */
+    kept: boolean
     decidedAt: number
     resolve(): void
     reject(error: Error): void
@@ -425,6 +429,10 @@ export async function openRedisStore(
         // tell this replica's entries from another's that say the same.
         text: JSON.stringify({ ...entry, by: `${origin}:${++appended}` }),
         undo,
+        kept:
+          'state' in entry ||
+          entry.write.added !== undefined ||
+          entry.write.set !== undefined,
         decidedAt,
         resolve,
         reject,
@@ -491,7 +499,12 @@ export async function openRedisStore(
           refused = undefined
           settle(ready, reply as number)
         },
-        (error: Error) => refuse(ready, refusal(error)),
+        (error: Error) => {
+          // @note A change this copy keeps though it was not stored would
+          // differ from the fleet's: the next sync puts back what Redis holds.
+          if (ready.some((p) => p.kept)) lost = true
+          refuse(ready, refusal(error))
+        },
       )
       inFlight = undefined
     }

@@ -4,6 +4,8 @@ import type { CreatedRecord } from './db.ts'
 import type { Operation } from './operations.ts'
 import type { JournalEntry } from './journal-entry.ts'
 import type {
+  AccountRecord,
+  ApiKeyRecord,
   SandboxData,
   SavedIdempotencyKey,
   SavedScenarios,
@@ -23,6 +25,13 @@ export interface StoreWrite {
    * and no other replica takes it too.
    */
   taken?: { account_id: string | null; operation: Operation }
+  /**
+   * An account that a call of the sandbox's own API created, with the API
+   * key it was given: stored beside the records, not as a whole state.
+   */
+  added?: AddedRecords
+  /** The small parts of the state that a call of the sandbox's own API changed, each whole. */
+  set?: StateParts
 }
 
 /**
@@ -41,6 +50,32 @@ export interface StoreOutage {
   /** The code shown when the error carries none of its own. */
   code: string
 }
+
+/** The account and API key one call created (`createApiKey`). */
+export interface AddedRecords {
+  account?: AccountRecord
+  api_key?: ApiKeyRecord
+}
+
+/**
+ * The parts of the state that are not records and stay small whatever the
+ * data holds: the clocks and the scenarios (with the latency). Each part
+ * present replaces the stored one whole.
+ */
+export interface StateParts {
+  clock?: SandboxData['clock']
+  /** Every account's own clock; an account missing from it has none. */
+  account_clocks?: NonNullable<SandboxData['account_clocks']>
+  scenarios?: SavedScenarios
+}
+
+/**
+ * What a call of the sandbox's own API changed, to store before it is
+ * answered: nothing, one small write (`added`, `set`), or `'whole'` when it
+ * replaced or edited records (a reset, a restore, a delete), which only the
+ * whole state holds.
+ */
+export type StateChange = StoreWrite | 'whole' | undefined
 
 /** The storage error in force after a failed write. */
 export interface StoreFault {
@@ -113,8 +148,8 @@ export interface Store {
     decidedAt?: number,
   ): Promise<void>
   /**
-   * Stores the whole state after a change that is not one record (reset,
-   * keys, clocks, scenarios, restore).
+   * Stores the whole state after a change that replaced or edited records
+   * (a reset, a restore, a load).
    */
   saveState(decidedAt?: number): Promise<void>
   /** The error of the last write when it failed, for the health check. */

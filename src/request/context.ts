@@ -2,7 +2,7 @@
 import type { AccountControlsRegistry } from './account-controls.ts'
 import type { SandboxClock } from '../model/clock.ts'
 import type { Database } from '../model/db.ts'
-import type { Store } from '../model/store.ts'
+import type { StateChange, Store } from '../model/store.ts'
 import type { IdempotencyStore } from './idempotency.ts'
 import type { IdGenerator, RandomSource } from '../model/ids.ts'
 import type { BearerResult } from './auth.ts'
@@ -61,6 +61,11 @@ export interface SandboxContext {
    * built on it.
    */
   readonly revision: number
+  /**
+   * Marks the state now; the function it returns tells what changed since
+   * (`StateChange`), for a call of the sandbox's own API to store only that.
+   */
+  watchState(): () => StateChange
 }
 
 /**

@@ -83,19 +83,22 @@ export async function runSandboxCall(
   const store = ctx.storage
   for (let attempt = 1; ; attempt++) {
     const decidedAt = store?.version?.()
+    // A read changes nothing: the health check, polled, pays no watch.
+    const changes =
+      store && request.method !== 'GET' ? ctx.watchState() : undefined
     const response = await resolve(sandboxCall)
-    if (
-      !store ||
-      request.method === 'GET' ||
-      response.status >= 300 ||
-      KEEPS_DATA.test(path)
-    ) {
+    // @note Only what the call changed is stored: a clock move is its
+    // clocks, a new key its account and key, a reset the whole state; a
+    // call that changed nothing stored (a read, the journal, a snapshot
+    // kept in memory) stores nothing.
+    const change = changes?.()
+    if (!store || response.status >= 300 || change === undefined)
       return response
-    }
     // @note Answered only once stored; on failure the change stays in
-    // memory and the next write stores the whole state again.
+    // memory and the next write stores it (the data file: the whole state).
     try {
-      await store.saveState(decidedAt)
+      if (change === 'whole') await store.saveState(decidedAt)
+      else await store.commit(change, undefined, decidedAt)
       return response
     } catch (error) {
       if (!(error instanceof StoreConflict) || !store.resync)
@@ -116,10 +119,6 @@ export async function runSandboxCall(
     })
   }
 }
-
-// The calls that change nothing a data file holds (scenarios and latency
-// it keeps, so that a restart brings back the faults still queued).
-const KEEPS_DATA = /^\/__sandbox\/(?:account\/)?(?:requests|snapshots)$/
 
 type JsonObject = Record<string, unknown>
 

@@ -43,7 +43,7 @@ export interface SandboxServerOptions extends SandboxOptions {
   host?: string
   /**
    * Keeps the data in this file (JSON Lines: a snapshot, then one line per
-   * record created): loaded on start (created when missing) and locked
+   * write): loaded on start (created when missing) and locked
    * against a second server. Each write is on disk (fdatasync) before its
    * `201`; a write that cannot be stored is a `503 storage_unavailable`.
    * @default undefined
