@@ -19,7 +19,13 @@ import { readFileSync } from 'node:fs'
 import { dirname, basename, join, resolve as resolvePath } from 'node:path'
 import { createInterface } from 'node:readline'
 import type { SandboxData } from './schemas.ts'
-import type { DurableExtras, StateParts, Store, StoreFault } from './store.ts'
+import {
+  MAX_CHANGES_BETWEEN_STATES,
+  type DurableExtras,
+  type StateParts,
+  type Store,
+  type StoreFault,
+} from './store.ts'
 import {
   OptionsError,
   type Explain,
@@ -664,11 +670,14 @@ export async function openDataFileLog(
   let stale = false
   const queue: Pending[] = []
   let running: Promise<void> | undefined
+  // Admin changes appended since the last snapshot.
+  let changes = 0
 
   const compact = async (): Promise<number> => {
     const snapshotAt = Date.now()
     const data = source.dump()
     stale = true
+    changes = 0
     const bytes = await writeSnapshot(path, data)
     // The old handle points at the file the rename replaced.
     const next = await open(path, 'a')
@@ -742,6 +751,11 @@ export async function openDataFileLog(
             await writeAll(handle!, buffer)
             await handle!.datasync()
             size += buffer.length
+            // @note Admin lines add nothing to the data, so they alone do not
+            // grow the file without end: past a bound, the next write is a
+            // snapshot that holds them.
+            changes += batch.filter((entry) => entry.kept).length
+            if (changes >= MAX_CHANGES_BETWEEN_STATES) stale = true
           } catch (error) {
             // @note Never leave half a line behind: the next append would
             // glue onto it and make the file unreadable.

@@ -5,6 +5,7 @@ import { redactUrl, sleep } from '../_utils.ts'
 import type { SandboxData } from './schemas.ts'
 import type { JournalEntry } from './journal-entry.ts'
 import {
+  MAX_CHANGES_BETWEEN_STATES,
   StoreConflict,
   type DurableExtras,
   type SharedJournal,
@@ -306,12 +307,36 @@ export async function openRedisStore(
       if (index < seen) continue
       if (inFlight && inFlight.texts[index - inFlight.from] === text) continue
       const entry = parseEntry(text, index)
-      if ('state' in entry) await source.replace(entry.state)
-      else await source.apply(entry.write)
+      if ('state' in entry) {
+        await source.replace(entry.state)
+        changes = 0
+      } else {
+        await source.apply(entry.write)
+        if (entry.write.added ?? entry.write.set) changes++
+      }
       seen = at
       // What this replica decided before now was decided without it.
       lastRemote = at
     }
+    compactIfDue()
+  }
+
+  // Admin changes in the log since its last whole state, as far as this
+  // replica has followed it.
+  let changes = 0
+  let compacting = false
+  // @note Admin changes add nothing to the data, so they alone would grow
+  // the log without end: past a bound, a whole state makes them useless
+  // (and APPEND drops what came before the previous one).
+  const compactIfDue = (): void => {
+    if (changes < MAX_CHANGES_BETWEEN_STATES || compacting) return
+    compacting = true
+    append({ state: source.dump() })
+      // Another replica wrote first: the next change tries again.
+      .catch(() => {})
+      .finally(() => {
+        compacting = false
+      })
   }
 
   // Whether Redis was found to hold less than this replica applied.
@@ -472,7 +497,12 @@ export async function openRedisStore(
     }
     // A read may have applied other replicas' entries after these already.
     seen = Math.max(seen, length)
+    for (const { text, kept } of ready) {
+      if (text.startsWith('{"state":')) changes = 0
+      else if (kept) changes++
+    }
     for (const { resolve } of ready) resolve()
+    compactIfDue()
   }
 
   const flush = async (): Promise<void> => {

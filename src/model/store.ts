@@ -77,6 +77,14 @@ export interface StateParts {
  */
 export type StateChange = StoreWrite | 'whole' | undefined
 
+/**
+ * The most admin changes (clocks, scenarios, accounts and keys) a durable
+ * store keeps as small writes after its last whole state: they add nothing
+ * to the data, so past this many the next write stores the whole state,
+ * and what came before it can go.
+ */
+export const MAX_CHANGES_BETWEEN_STATES = 1000
+
 /** The storage error in force after a failed write. */
 export interface StoreFault {
   /** The system's error code, e.g. `ENOSPC`, `EFBIG`, `EIO`, `EROFS`. */
