@@ -9,13 +9,7 @@ import { createAccountControls } from './request/account-controls.ts'
 import { createClock } from './model/clock.ts'
 import type { SandboxContext } from './request/context.ts'
 import type { OperationDefinition } from './request/define-operation.ts'
-import type {
-  DurableExtras,
-  StateChange,
-  StateParts,
-  Store,
-  StoreWrite,
-} from './model/store.ts'
+import type { DurableExtras, Store, StoreWrite } from './model/store.ts'
 import {
   SavedIdempotencyKeySchema,
   SavedScenariosSchema,
@@ -126,6 +120,10 @@ export function createSandboxCore(
   // Moves of the sandbox's and the accounts' clocks, which a running clock's
   // time alone cannot tell (it changes by itself).
   let clockMoves = 0
+  // @note Loaded with the first change a store keeps: a page that keeps
+  // nothing never loads it.
+  let stateWatch: Promise<typeof import('./state-watch.ts')> | undefined
+  const loadStateWatch = () => (stateWatch ??= import('./state-watch.ts'))
   const clockMoved = (): void => {
     clockMoves++
     changed()
@@ -177,7 +175,8 @@ export function createSandboxCore(
       dataParts.db,
       session ? (db) => insertSavedData(db, session.data) : defaultDataOf(seed),
     ),
-    watchState: () => watchState(),
+    watchState: async () =>
+      (await loadStateWatch()).watchState(ctx, stateReads),
   }
 
   const replaceData = ({
@@ -213,10 +212,11 @@ export function createSandboxCore(
       exportWithoutRecords,
     }),
   ])
-  const watchState = createStateWatch(ctx, {
+  const stateReads = {
     clockMoves: () => clockMoves,
     clocks: dumpWithoutRecords,
-  })
+    scenarios: () => savedScenarios(ctx),
+  }
   if (session) {
     for (const entry of session.journal.toReversed())
       ctx.journal.record(entry as unknown as JournalEntry)
@@ -226,7 +226,7 @@ export function createSandboxCore(
     sandbox,
     router,
     adopt,
-    durable: createDurableState(ctx, sandbox, adopt),
+    durable: createDurableState(ctx, sandbox, adopt, loadStateWatch),
     attach(store) {
       ctx.storage = store
     },
@@ -265,6 +265,7 @@ function createDurableState(
   ctx: SandboxContext,
   sandbox: SandboxCore,
   adopt: (input: unknown) => Promise<void>,
+  loadStateWatch: () => Promise<typeof import('./state-watch.ts')>,
 ): DurableState {
   const durable: DurableState = {
     async replace(state) {
@@ -292,7 +293,7 @@ function createDurableState(
         await ctx.db.insertAccount(added.account)
       if (added?.api_key && !ctx.db.apiKeyById(added.api_key.id))
         await ctx.db.insertApiKey(added.api_key)
-      if (set) applyClocks(ctx, set)
+      if (set) (await loadStateWatch()).applyClocks(ctx, set)
       if (set?.scenarios) durable.restore({ scenarios: set.scenarios })
       if (idempotencyKey)
         durable.restore({ idempotency_keys: [idempotencyKey] })
@@ -356,79 +357,6 @@ const savedScenarios = (ctx: SandboxContext): SavedScenarios => ({
   queue: ctx.scenarios.list(),
   accounts: ctx.accounts.queues(),
 })
-
-/**
- * Puts clocks that another replica stored in place of this copy's: a clock
- * saved frozen or moved is set, one that follows the host's time again is
- * reset; an account missing from `account_clocks` has no clock of its own.
- */
-function applyClocks(
-  ctx: SandboxContext,
-  { clock, account_clocks }: StateParts,
-): void {
-  if (clock?.frozen || clock?.moved) ctx.clock.set(clock.now)
-  else if (clock) ctx.clock.reset()
-  if (account_clocks) {
-    const kept = new Set(account_clocks.map((saved) => saved.account_id))
-    for (const { account_id } of ctx.accounts.clocks())
-      if (!kept.has(account_id)) ctx.accounts.controls(account_id).clock.reset()
-    for (const saved of account_clocks)
-      ctx.accounts.controls(saved.account_id).clock.set(saved.now)
-  }
-}
-
-/**
- * `ctx.watchState`: marks the parts of the state a call of the sandbox's
- * own API may change, and tells what it changed once it is done. Records
- * are told by the database's own counters (a new database, an edit, the
- * accounts and API keys added at the end of their collections); the clocks
- * by their moves; the scenarios, which stay small, by their JSON. A call
- * that ran beside `createApiKey` stores its account and key too, which the
- * stores keep once: each call's answer then waits for a write that holds
- * them.
- */
-function createStateWatch(
-  ctx: SandboxContext,
-  read: {
-    clockMoves: () => number
-    clocks: () => Pick<SandboxData, 'clock' | 'account_clocks'>
-  },
-): () => () => StateChange {
-  return () => {
-    const { db } = ctx
-    const edits = db.edits()
-    const accounts = db.accounts.count()
-    const apiKeys = db.apiKeys.count()
-    const clockMoves = read.clockMoves()
-    const scenarios = JSON.stringify(savedScenarios(ctx))
-    return () => {
-      if (ctx.db !== db || db.edits() !== edits) return 'whole'
-      const newAccounts = db.accounts.all().slice(accounts)
-      const newKeys = db.apiKeys.all().slice(apiKeys)
-      // One account with its key is one line; more is a whole state.
-      if (newAccounts.length > 1 || newKeys.length > 1) return 'whole'
-      const write: StoreWrite = {}
-      const [account] = newAccounts
-      const [apiKey] = newKeys
-      if (account || apiKey) {
-        write.added = {
-          ...(account && { account: { ...account } }),
-          ...(apiKey && { api_key: { ...apiKey } }),
-        }
-      }
-      const set: StateParts = {}
-      if (read.clockMoves() !== clockMoves) {
-        const { clock, account_clocks = [] } = read.clocks()
-        Object.assign(set, { clock, account_clocks })
-      }
-      const scenariosNow = savedScenarios(ctx)
-      if (JSON.stringify(scenariosNow) !== scenarios)
-        set.scenarios = scenariosNow
-      if (Object.keys(set).length > 0) write.set = set
-      return Object.keys(write).length > 0 ? write : undefined
-    }
-  }
-}
 
 /**
  * New data parts for `seed`: an empty database whose writes `onWrite` hears,

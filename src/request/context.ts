@@ -65,7 +65,7 @@ export interface SandboxContext {
    * Marks the state now; the function it returns tells what changed since
    * (`StateChange`), for a call of the sandbox's own API to store only that.
    */
-  watchState(): () => StateChange
+  watchState(): Promise<() => StateChange>
 }
 
 /**

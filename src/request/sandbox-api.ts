@@ -85,7 +85,7 @@ export async function runSandboxCall(
     const decidedAt = store?.version?.()
     // A read changes nothing: the health check, polled, pays no watch.
     const changes =
-      store && request.method !== 'GET' ? ctx.watchState() : undefined
+      store && request.method !== 'GET' ? await ctx.watchState() : undefined
     const response = await resolve(sandboxCall)
     // @note Only what the call changed is stored: a clock move is its
     // clocks, a new key its account and key, a reset the whole state; a
