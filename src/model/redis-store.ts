@@ -1,6 +1,11 @@
 // The store a fleet of replicas shares: one ordered log of writes in Redis
 // (or Valkey), appended with a compare-and-swap on its length.
-import { createClient, ErrorReply } from '@redis/client'
+import {
+  ClientClosedError,
+  ClientOfflineError,
+  createClient,
+  ErrorReply,
+} from '@redis/client'
 import { redactUrl, sleep } from '../_utils.ts'
 import type { SandboxData } from './schemas.ts'
 import type { JournalEntry } from './journal-entry.ts'
@@ -72,7 +77,9 @@ const MAX_ENTRY_BYTES = 256 * 1024 * 1024
 // many were dropped from the front. A whole state makes the entries before
 // the previous whole state useless, so they go: the log holds what a
 // replica that is one whole state behind still needs, and no more.
-const APPEND = `
+// @note Each script that writes starts `#!lua`: Redis 7 then refuses it
+// whole when out of memory, where it could fail halfway (after its LTRIM).
+const APPEND = `#!lua
 local base = tonumber(redis.call('GET', KEYS[3]) or '0')
 local length = base + redis.call('LLEN', KEYS[1])
 if length ~= tonumber(ARGV[1]) then return -1 - length end
@@ -91,32 +98,36 @@ end
 return base + redis.call('LLEN', KEYS[1])
 `
 
-// Reads up to ARGV[2] entries from place ARGV[1] on, after the count of
-// entries dropped from the front (the first item), which says whether the
-// place asked for is still held.
-const READ = `
+// Reads up to ARGV[2] entries from place ARGV[1] on, after three items: the
+// count of entries dropped from the front (is the place still held?), the
+// log's length and the place of its last whole state (is it still the log
+// the reader followed, or one that Redis lost and began again?).
+const READ = `#!lua flags=no-writes
 local base = tonumber(redis.call('GET', KEYS[2]) or '0')
+local length = base + redis.call('LLEN', KEYS[1])
+local last = redis.call('GET', KEYS[3]) or '-1'
+local head = { tostring(base), tostring(length), last }
 local from = tonumber(ARGV[1]) - base
-if from < 0 then return { tostring(base) } end
+if from < 0 or from > length - base then return head end
 local entries = redis.call('LRANGE', KEYS[1], from, from + tonumber(ARGV[2]) - 1)
-table.insert(entries, 1, tostring(base))
-return entries
+for i = 1, #entries do head[i + 3] = entries[i] end
+return head
 `
 
 // The log's length, counting the entries dropped from its front.
-const LENGTH = `
+const LENGTH = `#!lua flags=no-writes
 return tonumber(redis.call('GET', KEYS[2]) or '0') + redis.call('LLEN', KEYS[1])
 `
 
 // Appends journal entries (ARGV[2..]) and keeps the newest ARGV[1].
-const JOURNAL = `
+const JOURNAL = `#!lua
 for i = 2, #ARGV do redis.call('RPUSH', KEYS[1], ARGV[i]) end
 redis.call('LTRIM', KEYS[1], -tonumber(ARGV[1]), -1)
 return 1
 `
 
 // Counts a hit in a fixed window: INCR, and the window's end as its expiry.
-const HIT = `
+const HIT = `#!lua
 local count = redis.call('INCR', KEYS[1])
 if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return count
@@ -269,6 +280,8 @@ export async function openRedisStore(
   // count after the last one another replica wrote, and the order they apply in.
   let seen = 0
   let lastRemote = 0
+  // The place of the last whole state this replica applied or appended.
+  let stateAt = 0
   let applying: Promise<void> = Promise.resolve()
 
   /**
@@ -276,14 +289,29 @@ export async function openRedisStore(
    * `undefined` when the log no longer holds the place `from` (a whole
    * state made it useless, and the replica must start from that state).
    */
-  const read = async (from: number): Promise<string[] | undefined> => {
+  const read = async (
+    from: number,
+  ): Promise<string[] | 'dropped' | 'rewritten'> => {
     const texts: string[] = []
+    const keys = [log, base, lastState]
     for (;;) {
       const args = [String(from + texts.length), String(READ_SLICE)]
-      const [dropped, ...slice] = (await client
-        .evalSha(await scripts.read, { keys: [log, base], arguments: args })
-        .catch(reloadScripts(READ, [log, base], args))) as string[]
-      if (from + texts.length < Number(dropped)) return undefined
+      const [dropped, length, last, ...slice] = (await client
+        .evalSha(await scripts.read, { keys, arguments: args })
+        .catch(reloadScripts(READ, keys, args))) as string[]
+      // @note Redis lost the log (a flush, a restart without persistence)
+      // or holds an older one (a failover to a replica behind): shorter than
+      // this replica's place, or its last whole state is not the one this
+      // replica followed. Read on, and it would apply another history on
+      // top of its own: it starts again from what Redis holds.
+      const state = Number(last)
+      if (
+        Number(length) < from + texts.length ||
+        state < stateAt ||
+        (state > stateAt && state < from)
+      )
+        return 'rewritten'
+      if (from + texts.length < Number(dropped)) return 'dropped'
       texts.push(...slice)
       if (slice.length < READ_SLICE) return texts
     }
@@ -305,11 +333,15 @@ export async function openRedisStore(
       const index = at++
       // Entries this replica applied meanwhile, or wrote itself, are skipped.
       if (index < seen) continue
-      if (inFlight && inFlight.texts[index - inFlight.from] === text) continue
+      if (inFlight && inFlight.texts[index - inFlight.from] === text) {
+        if (text.startsWith('{"state":')) stateAt = index
+        continue
+      }
       const entry = parseEntry(text, index)
       if ('state' in entry) {
         await source.replace(entry.state)
         changes = 0
+        stateAt = index
       } else {
         await source.apply(entry.write)
         if (entry.write.added ?? entry.write.set) changes++
@@ -359,8 +391,10 @@ export async function openRedisStore(
         const reading = read(from)
         const done = applying.then(async () => {
           const texts = await reading
-          // Left a whole state behind: start again from the last one.
-          if (texts === undefined) return startFromLastState()
+          if (texts === 'rewritten') lost = true
+          // Left a whole state behind, or Redis lost the log: start again
+          // from its last whole state.
+          if (typeof texts === 'string') return startFromLastState()
           return applyEntries(from, texts)
         })
         applying = done.catch(() => {})
@@ -396,6 +430,9 @@ export async function openRedisStore(
           .catch(reloadScripts(APPEND, logKeys, ['0', text]))) as number
         if (first === 1) {
           seen = 1
+          stateAt = 0
+          // A new log: nothing this replica decides now is late.
+          lastRemote = seen
           lost = false
           founded = true
           return
@@ -405,9 +442,11 @@ export async function openRedisStore(
       const start = Number((await client.get(lastState)) ?? 0)
       const from =
         Number.isInteger(start) && start >= 0 && start < length ? start : 0
+      // Follows the log from its last whole state, whatever came before.
+      stateAt = from
       const texts = await read(from)
       // Another whole state came meanwhile and dropped this one: again.
-      if (texts === undefined) {
+      if (typeof texts === 'string') {
         if (attempt < MAX_CATCH_UPS) continue
         throw new Error(
           `The Redis store's log at ${shown} moved on ${MAX_CATCH_UPS} times while this replica read it, or its last whole state (${lastState}) names an entry it no longer holds.`,
@@ -497,9 +536,11 @@ export async function openRedisStore(
     }
     // A read may have applied other replicas' entries after these already.
     seen = Math.max(seen, length)
-    for (const { text, kept } of ready) {
-      if (text.startsWith('{"state":')) changes = 0
-      else if (kept) changes++
+    for (const [at, { text, kept }] of ready.entries()) {
+      if (text.startsWith('{"state":')) {
+        changes = 0
+        stateAt = length - ready.length + at
+      } else if (kept) changes++
     }
     for (const { resolve } of ready) resolve()
     compactIfDue()
@@ -533,6 +574,17 @@ export async function openRedisStore(
           // @note A change this copy keeps though it was not stored would
           // differ from the fleet's: the next sync puts back what Redis holds.
           if (ready.some((p) => p.kept)) lost = true
+          // Sent, and the connection closed before the answer came: Redis
+          // may hold it. The answer says so, and this copy takes what Redis
+          // holds before it decides again.
+          const unsent =
+            error instanceof ErrorReply ||
+            error instanceof ClientOfflineError ||
+            error instanceof ClientClosedError
+          if (!unsent) {
+            lost = true
+            Object.assign(error, { unsettled: true })
+          }
           refuse(ready, refusal(error))
         },
       )
