@@ -485,9 +485,12 @@ export const SANDBOX_ROUTES: readonly SurfaceRoute<SurfaceEnv>[] = [
       answers: { 200: { schema: schemaRef('SandboxReset') } },
       body: { schema: ResetBodySchema },
     },
-    async (call, { sandbox }) => {
+    async (call, { sandbox, ctx }) => {
       const { seed } = await call.body(ResetBodySchema)
       await sandbox.reset(seed)
+      // A fleet's journal and rate-limit counts are kept beside the state.
+      await ctx.storage?.journal?.clear()
+      await ctx.storage?.forgetHits?.()
       return json(200, {
         status: 'reset',
         seed: sandbox.seed,

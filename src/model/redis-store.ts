@@ -708,6 +708,15 @@ export async function openRedisStore(
       bounded(() => append({ state: source.dump() }, undefined, decidedAt), {
         writes: true,
       }),
+    forgetHits: () =>
+      bounded(async () => {
+        const pattern = `${namespace}:{sandbox}:hits:*`
+        for await (const names of client.scanIterator({
+          MATCH: pattern,
+          COUNT: 1000,
+        }))
+          if (names.length > 0) await client.del(names)
+      }),
     hit(key, windowMs) {
       const name = `${namespace}:{sandbox}:hits:${key}`
       const args = [String(windowMs)]

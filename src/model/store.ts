@@ -133,6 +133,8 @@ export interface Store {
    * shares, and returns the count so far (rate limits across a fleet).
    */
   hit?(key: string, windowMs: number): Promise<number>
+  /** Forgets every count `hit` made: a reset starts each window again. */
+  forgetHits?(): Promise<void>
   /**
    * How far this copy has followed a shared store: taken before a write is
    * decided and given to `commit`, so that a write decided before another
