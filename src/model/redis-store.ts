@@ -374,6 +374,26 @@ export async function openRedisStore(
   // Whether Redis was found to hold less than this replica applied.
   let lost = false
 
+  // A log that Redis answers and this replica cannot read (a key of the
+  // namespace that holds another type, an entry that is not this
+  // sandbox's): health says so, in Redis's words, until a read succeeds.
+  let unreadable: StoreFault | undefined
+  const unreadableLog = (error: Error): never => {
+    if (error instanceof ErrorReply || /log entry \d+ is/.test(error.message)) {
+      const code =
+        error instanceof ErrorReply
+          ? `REDIS_${/^[A-Z]+/.exec(error.message)?.[0] ?? 'ERR'}`
+          : 'REDIS_BAD_LOG'
+      unreadable ??= {
+        code,
+        message: `The Redis store at ${shown} holds what this sandbox cannot read: ${error.message}`,
+        since: new Date().toISOString(),
+      }
+      throw Object.assign(error, { code })
+    }
+    throw error
+  }
+
   // The read that requests arriving in this turn of the event loop share.
   let nextRead: Promise<void> | undefined
 
@@ -389,14 +409,18 @@ export async function openRedisStore(
         nextRead = undefined
         const from = seen
         const reading = read(from)
-        const done = applying.then(async () => {
-          const texts = await reading
-          if (texts === 'rewritten') lost = true
-          // Left a whole state behind, or Redis lost the log: start again
-          // from its last whole state.
-          if (typeof texts === 'string') return startFromLastState()
-          return applyEntries(from, texts)
-        })
+        const done = applying
+          .then(async () => {
+            const texts = await reading
+            if (texts === 'rewritten') lost = true
+            // Left a whole state behind, or Redis lost the log: start again
+            // from its last whole state.
+            if (typeof texts === 'string') return startFromLastState()
+            return applyEntries(from, texts)
+          })
+          .then(() => {
+            unreadable = undefined
+          }, unreadableLog)
         applying = done.catch(() => {})
         return done
       },
@@ -731,7 +755,7 @@ export async function openRedisStore(
         return count
       })
     },
-    fault: () => fault ?? overdue ?? refused,
+    fault: () => fault ?? overdue ?? refused ?? unreadable,
     async close() {
       connected = false
       await client.close().catch(() => client.destroy())
@@ -746,7 +770,14 @@ function parseEntry(text: string, at: number): LogEntry {
       `The Redis store's log entry ${at} is larger than ${MAX_ENTRY_BYTES} bytes; it is not this sandbox's.`,
     )
   }
-  const entry = JSON.parse(text) as unknown
+  let entry: unknown
+  try {
+    entry = JSON.parse(text)
+  } catch {
+    throw new Error(
+      `The Redis store's log entry ${at} is not JSON; the key holds something else.`,
+    )
+  }
   if (
     entry === null ||
     typeof entry !== 'object' ||
