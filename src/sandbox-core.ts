@@ -33,7 +33,7 @@ import {
 } from './options.ts'
 import { createRateLimiter } from './request/rate-limit.ts'
 import { PERSONA_RATE_LIMIT } from './model/personas.ts'
-import { operationRoute } from './request/pipeline.ts'
+import { markTakenFromStore, operationRoute } from './request/pipeline.ts'
 import { createRouter, type Router } from './request/router.ts'
 import type { SandboxCore } from './sandbox.ts'
 import {
@@ -270,6 +270,7 @@ function createDurableState(
   const durable: DurableState = {
     async replace(state) {
       await adopt(state)
+      markTakenFromStore(ctx.db)
       durable.restore({
         idempotency_keys: state.idempotency_keys,
         scenarios: state.scenarios ?? {

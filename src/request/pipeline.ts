@@ -10,6 +10,7 @@ import type {
   SandboxContext,
 } from './context.ts'
 import { StoreConflict, type Store, type StoreWrite } from '../model/store.ts'
+import type { Database } from '../model/db.ts'
 import type { RateLimitResult } from './rate-limit.ts'
 import type { OperationSpec } from './define-operation.ts'
 import {
@@ -43,6 +44,23 @@ const IDEMPOTENCY_KEY = /^[\x20-\x7e]{1,255}$/
  * rather than write into the new data and take the first of its new ids.
  */
 const DROPPED = Symbol('dropped by a reset')
+
+// The data that a replica of a fleet took from its store (another replica's
+// whole state): its requests in flight are answered, not dropped.
+const takenFromStore = new WeakSet<Database>()
+
+/**
+ * Marks `db` as the whole state another replica stored: a request in
+ * flight when it came is answered `503` with `Retry-After`, where one that
+ * a reset of this sandbox's own caller overtook is dropped.
+ *
+ * @example
+ * await adopt(state)
+ * markTakenFromStore(ctx.db)
+ */
+export function markTakenFromStore(db: Database): void {
+  takenFromStore.add(db)
+}
 
 /** A JSON response with the sandbox's content type. */
 export function json(
@@ -345,7 +363,14 @@ export async function runOperation(
       }
       keys.abandon(idempotencyKey)
     }
-    if (error === DROPPED) return Response.error()
+    if (error === DROPPED) {
+      if (!takenFromStore.has(ctx.db)) return Response.error()
+      throw new SandboxError(
+        'storage_unavailable',
+        'Another replica stored a whole new state (a reset, a restore, or the state after many changes) while this request was answered, so it was not stored and nothing was changed. Retry it.',
+        { headers: { 'retry-after': '1' } },
+      )
+    }
     await wait()
     throw error
   }
