@@ -208,19 +208,29 @@ export const createNamed = (url: string, name: string): Promise<Response> =>
 
 /**
  * POSTs `body` as JSON to `/v1/customers` on the server at `url` with the
- * demo key, whatever it holds (an invalid body too).
+ * demo key, whatever it holds (an invalid body too), with `headers` beside
+ * (an `Idempotency-Key`) and a `signal` to give up by.
  *
  * @example
  * expect((await postCustomer(recorder.url, { name: '' })).status).toBe(422)
  */
-export const postCustomer = (url: string, body: unknown): Promise<Response> =>
+export const postCustomer = (
+  url: string,
+  body: unknown,
+  {
+    headers = {},
+    signal,
+  }: { headers?: Record<string, string>; signal?: AbortSignal } = {},
+): Promise<Response> =>
   fetch(`${url}/v1/customers`, {
     method: 'POST',
     headers: {
       authorization: `Bearer ${DEMO_KEY_ONE}`,
       'content-type': 'application/json',
+      ...headers,
     },
     body: JSON.stringify(body),
+    ...(signal && { signal }),
   })
 
 /**

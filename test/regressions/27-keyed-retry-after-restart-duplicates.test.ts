@@ -1,8 +1,12 @@
 import { readFile } from 'node:fs/promises'
 import { expect, it } from 'vitest'
-import { DEMO_KEY_ONE } from '../../fixtures/demo-keys.ts'
 import { LEDGER } from '../../src/contract.ts'
-import { startCli, startServer, tempDataFile } from '../_servers.ts'
+import {
+  postCustomer,
+  startCli,
+  startServer,
+  tempDataFile,
+} from '../_servers.ts'
 
 // A retry with an Idempotency-Key sent to a server with --data-file after it
 // restarted created the customer a second time: the keys lived in memory
@@ -10,15 +14,11 @@ import { startCli, startServer, tempDataFile } from '../_servers.ts'
 // replays, so the retry is a replay, after a clean stop or a kill -9.
 
 const keyed = (url: string, key: string, name = 'Ada') =>
-  fetch(`${url}/v1/customers`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${DEMO_KEY_ONE}`,
-      'content-type': 'application/json',
-      'idempotency-key': key,
-    },
-    body: JSON.stringify({ name, email: 'ada@example.com' }),
-  })
+  postCustomer(
+    url,
+    { name, email: 'ada@example.com' },
+    { headers: { 'idempotency-key': key } },
+  )
 
 const names = async (url: string): Promise<string[]> => {
   const state = (await (await fetch(`${url}/__sandbox/state`)).json()) as {

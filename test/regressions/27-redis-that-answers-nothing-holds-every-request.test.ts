@@ -1,9 +1,8 @@
 import { createClient } from '@redis/client'
 import { expect, it, onTestFinished } from 'vitest'
-import { DEMO_KEY_ONE } from '../../fixtures/demo-keys.ts'
 import { storageUnavailable } from '../../src/request/errors.ts'
 import { startRedis } from '../_redis.ts'
-import { startServer } from '../_servers.ts'
+import { postCustomer, startServer } from '../_servers.ts'
 
 // A Redis that keeps its connections open but answers nothing (a stopped
 // process, a partition that drops packets) held every request of a replica,
@@ -17,16 +16,14 @@ import { startServer } from '../_servers.ts'
 const PATIENCE_MS = 10_000
 
 const post = (url: string, key: string) =>
-  fetch(`${url}/v1/customers`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${DEMO_KEY_ONE}`,
-      'content-type': 'application/json',
-      'idempotency-key': key,
+  postCustomer(
+    url,
+    { name: 'Held', email: 'held@example.com' },
+    {
+      headers: { 'idempotency-key': key },
+      signal: AbortSignal.timeout(PATIENCE_MS),
     },
-    body: JSON.stringify({ name: 'Held', email: 'held@example.com' }),
-    signal: AbortSignal.timeout(PATIENCE_MS),
-  })
+  )
 
 const get = (url: string, path: string) =>
   fetch(`${url}${path}`, { signal: AbortSignal.timeout(PATIENCE_MS) })

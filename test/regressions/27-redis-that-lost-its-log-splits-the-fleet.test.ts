@@ -1,8 +1,7 @@
 import { createClient } from '@redis/client'
 import { expect, it } from 'vitest'
-import { DEMO_KEY_ONE } from '../../fixtures/demo-keys.ts'
 import { startRedis } from '../_redis.ts'
-import { customerNames, startServer } from '../_servers.ts'
+import { customerNames, postCustomer, startServer } from '../_servers.ts'
 
 // When Redis lost the log (FLUSHALL, a restart without persistence, a
 // failover to a replica behind), a replica that only read never noticed:
@@ -15,15 +14,11 @@ import { customerNames, startServer } from '../_servers.ts'
 // starts again from what Redis holds.
 
 const keyed = (url: string, name: string) =>
-  fetch(`${url}/v1/customers`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${DEMO_KEY_ONE}`,
-      'content-type': 'application/json',
-      'idempotency-key': `key-${name}`,
-    },
-    body: JSON.stringify({ name, email: `${name.toLowerCase()}@example.com` }),
-  })
+  postCustomer(
+    url,
+    { name, email: `${name.toLowerCase()}@example.com` },
+    { headers: { 'idempotency-key': `key-${name}` } },
+  )
 
 it('keeps every replica on one history after Redis lost the log, with no keyed retry duplicated', async () => {
   const redis = await startRedis()
