@@ -31,7 +31,7 @@ import {
   type TakeReceipt,
 } from './scenarios.ts'
 import { checkContentType, parseJsonObject, readBody } from './validation.ts'
-import type { StoredResponse } from './idempotency.ts'
+import type { IdempotencyLookup, StoredResponse } from './idempotency.ts'
 import { PERSONA_RATE_LIMIT, PERSONA_SLOW_MS } from '../model/personas.ts'
 import { sleep, hashString } from '../_utils.ts'
 import type { SandboxClock } from '../model/clock.ts'
@@ -236,38 +236,19 @@ export async function runOperation(
         ])
       }
       const scoped = `${principal.accountId}\n${spec.operation}\n${key}`
-      const lookup = keys.begin(
-        scoped,
-        hashString(text),
-        now.getTime(),
-        principal.accountId,
+      const replay = claimed(
+        keys.begin(
+          scoped,
+          hashString(text),
+          now.getTime(),
+          principal.accountId,
+        ),
       )
-      if (lookup.kind === 'replay') {
+      if (replay) {
         state.entry.replayed = true
-        state.entry.code = lookup.response.code ?? null
+        state.entry.code = replay.code ?? null
         await wait()
-        return respond(state, lookup.response, [
-          ['idempotent-replayed', 'true'],
-        ])
-      }
-      if (lookup.kind === 'in-flight') {
-        throw new SandboxError(
-          'idempotency_in_progress',
-          'A request with this Idempotency-Key is still being answered; retry once it has finished.',
-          { headers: { 'retry-after': '1' } },
-        )
-      }
-      if (lookup.kind === 'full') {
-        throw new LimitReachedError(
-          lookup.option,
-          `This Idempotency-Key cannot be kept: ${lookup.option === 'idempotency.maxEntries' ? 'the sandbox' : 'this account'} already keeps ${lookup.max} keys whose window is still open, the most that ${lookup.option} (${lookup.max}) allows; none is dropped early, so that no retry becomes a duplicate. Nothing was stored. ${limitHint(lookup.option, 'Send the request without the key, wait for keys to expire (idempotency.ttlSeconds), reset the sandbox')}`,
-        )
-      }
-      if (lookup.kind === 'reused') {
-        throw new SandboxError(
-          'idempotency_key_reused',
-          'This Idempotency-Key was already used with a different request body; use a new key for a new request.',
-        )
+        return respond(state, replay, [['idempotent-replayed', 'true']])
       }
       idempotencyKey = scoped
     }
@@ -312,21 +293,27 @@ export async function runOperation(
       if (ctx.db !== state.db) throw DROPPED
       if (attempt >= MAX_STORE_ATTEMPTS) throw storeBusy()
       if (idempotencyKey !== undefined) {
-        const again = keys.begin(
-          idempotencyKey,
-          hashString(text),
-          now.getTime(),
-          principal.accountId,
-        )
-        if (again.kind === 'replay') {
-          // The same key reached another replica, which answered it first.
-          idempotencyKey = undefined
-          state.entry.replayed = true
-          state.entry.code = again.response.code ?? null
-          return respond(state, again.response, [
-            ['idempotent-replayed', 'true'],
-          ])
+        // @note The key is claimed again too, on the keys the store holds
+        // now: the same key may have reached another replica, which
+        // answered it first, and the fleet's keys count toward the caps.
+        const held = idempotencyKey
+        idempotencyKey = undefined
+        const claimAgain = () =>
+          keys.begin(held, hashString(text), now.getTime(), principal.accountId)
+        let lookup = claimAgain()
+        // Still this request's own claim: made again, against caps that
+        // now count the keys the other replicas stored.
+        if (lookup.kind === 'in-flight') {
+          keys.abandon(held)
+          lookup = claimAgain()
         }
+        const replay = claimed(lookup)
+        if (replay) {
+          state.entry.replayed = true
+          state.entry.code = replay.code ?? null
+          return respond(state, replay, [['idempotent-replayed', 'true']])
+        }
+        idempotencyKey = held
       }
     }
     if (idempotencyKey !== undefined) {
@@ -396,6 +383,39 @@ export function operationRoute(
     operation: spec.operation as Operation,
     resolve: (call) => runOperation(ctx, spec, call),
   }
+}
+
+/**
+ * What claiming an `Idempotency-Key` gave: the answer to replay when the
+ * key was answered already, nothing when it is now this request's; a key
+ * in flight, one used with another body, or one past the caps is a problem
+ * to answer.
+ *
+ * @example
+ * const replay = claimed(keys.begin(key, hashString(text), Date.now(), accountId))
+ */
+function claimed(lookup: IdempotencyLookup): StoredResponse | undefined {
+  if (lookup.kind === 'replay') return lookup.response
+  if (lookup.kind === 'in-flight') {
+    throw new SandboxError(
+      'idempotency_in_progress',
+      'A request with this Idempotency-Key is still being answered; retry once it has finished.',
+      { headers: { 'retry-after': '1' } },
+    )
+  }
+  if (lookup.kind === 'full') {
+    throw new LimitReachedError(
+      lookup.option,
+      `This Idempotency-Key cannot be kept: ${lookup.option === 'idempotency.maxEntries' ? 'the sandbox' : 'this account'} already keeps ${lookup.max} keys whose window is still open, the most that ${lookup.option} (${lookup.max}) allows; none is dropped early, so that no retry becomes a duplicate. Nothing was stored. ${limitHint(lookup.option, 'Send the request without the key, wait for keys to expire (idempotency.ttlSeconds), reset the sandbox')}`,
+    )
+  }
+  if (lookup.kind === 'reused') {
+    throw new SandboxError(
+      'idempotency_key_reused',
+      'This Idempotency-Key was already used with a different request body; use a new key for a new request.',
+    )
+  }
+  return undefined
 }
 
 /**
