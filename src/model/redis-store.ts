@@ -379,11 +379,9 @@ export async function openRedisStore(
   // sandbox's): health says so, in Redis's words, until a read succeeds.
   let unreadable: StoreFault | undefined
   const unreadableLog = (error: Error): never => {
-    if (error instanceof ErrorReply || /log entry \d+ is/.test(error.message)) {
-      const code =
-        error instanceof ErrorReply
-          ? `REDIS_${/^[A-Z]+/.exec(error.message)?.[0] ?? 'ERR'}`
-          : 'REDIS_BAD_LOG'
+    const bad = (error as { code?: string }).code === 'REDIS_BAD_LOG'
+    if (error instanceof ErrorReply || bad) {
+      const code = bad ? 'REDIS_BAD_LOG' : replyCode(error)
       unreadable ??= {
         code,
         message: `The Redis store at ${shown} holds what this sandbox cannot read: ${error.message}`,
@@ -536,7 +534,7 @@ export async function openRedisStore(
   let refused: StoreFault | undefined
   const refusal = (error: Error): Error => {
     if (!(error instanceof ErrorReply)) return error
-    const code = `REDIS_${/^[A-Z]+/.exec(error.message)?.[0] ?? 'ERR'}`
+    const code = replyCode(error)
     refused ??= {
       code,
       message: `Redis at ${shown} refused the write: ${error.message}`,
@@ -766,7 +764,7 @@ export async function openRedisStore(
 /** One log entry, read from Redis: bounded, and in the log's shape. */
 function parseEntry(text: string, at: number): LogEntry {
   if (text.length > MAX_ENTRY_BYTES) {
-    throw new Error(
+    throw badLog(
       `The Redis store's log entry ${at} is larger than ${MAX_ENTRY_BYTES} bytes; it is not this sandbox's.`,
     )
   }
@@ -774,7 +772,7 @@ function parseEntry(text: string, at: number): LogEntry {
   try {
     entry = JSON.parse(text)
   } catch {
-    throw new Error(
+    throw badLog(
       `The Redis store's log entry ${at} is not JSON; the key holds something else.`,
     )
   }
@@ -783,11 +781,24 @@ function parseEntry(text: string, at: number): LogEntry {
     typeof entry !== 'object' ||
     !('write' in entry !== 'state' in entry)
   ) {
-    throw new Error(
+    throw badLog(
       `The Redis store's log entry ${at} is neither a write nor a state; the key holds something else.`,
     )
   }
   return entry as LogEntry
+}
+
+/** An error of a log entry that is not this sandbox's, coded for health. */
+function badLog(message: string): Error {
+  return Object.assign(new Error(message), { code: 'REDIS_BAD_LOG' })
+}
+
+/**
+ * The code of an error Redis answered, from its first word: `REDIS_OOM`,
+ * `REDIS_READONLY`, `REDIS_WRONGTYPE`.
+ */
+function replyCode(error: Error): string {
+  return `REDIS_${/^[A-Z]+/.exec(error.message)?.[0] ?? 'ERR'}`
 }
 
 /** An error in a sentence: its message, then its code. */
