@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises'
 import { expect, it } from 'vitest'
 import { LEDGER } from '../../src/contract.ts'
 import {
+  customerNames,
   postCustomer,
   startCli,
   startServer,
@@ -20,13 +21,6 @@ const keyed = (url: string, key: string, name = 'Ada') =>
     { headers: { 'idempotency-key': key } },
   )
 
-const names = async (url: string): Promise<string[]> => {
-  const state = (await (await fetch(`${url}/__sandbox/state`)).json()) as {
-    customers: { name: string }[]
-  }
-  return state.customers.map((customer) => customer.name)
-}
-
 it('replays a keyed create after the server restarted on its data file', async () => {
   const row = LEDGER.find((assumption) => assumption.id === 'idempotency')!
   expect(row.default).toContain('is still a replay')
@@ -43,7 +37,7 @@ it('replays a keyed create after the server restarted on its data file', async (
   expect(after.status).toBe(201)
   expect(after.headers.get('idempotent-replayed')).toBe('true')
   expect(await after.text()).toBe(body)
-  expect(await names(again.url)).toEqual(['Ada'])
+  expect(await customerNames(again.url)).toEqual(['Ada'])
 
   // The same key with another body is still refused as reused.
   const reused = await keyed(again.url, 'order-42', 'Grace')
@@ -109,7 +103,7 @@ it(
     expect((await readFile(file, 'utf8')).length).toBeGreaterThan(0)
 
     const restarted = await startCli([...args, '--data-file', file])
-    const stored = await names(restarted.url)
+    const stored = await customerNames(restarted.url)
     for (const key of acknowledged.keys())
       expect(stored).toContain(`Load ${key}`)
     // Every key sent, acknowledged or cut off, retried once: each name once.
@@ -127,7 +121,7 @@ it(
         expect(response.headers.get('idempotent-replayed')).toBe('true')
       }
     }
-    const after = await names(restarted.url)
+    const after = await customerNames(restarted.url)
     expect(new Set(after).size).toBe(after.length)
     expect(after.length).toBe(next)
     expect(await restarted.stop()).toBe(0)
