@@ -7,9 +7,11 @@ import { customerNames, postCustomer, startServer } from '../_servers.ts'
 // or may not be stored, and the replica cannot tell which. It answers 503
 // with Retry-After saying so, and that a retry with the same
 // Idempotency-Key replays it if it was; it says degraded until Redis is
-// back, then reads what Redis holds before deciding again. This was only
-// seen under load (CLIENT KILL every 50 ms); a proxy between the replica
-// and Redis now cuts the connection at the exact moment, both ways.
+// back, then reads what Redis holds before deciding again (a change it had
+// made in its own copy, such as a clock move, is kept only if Redis holds
+// it). This was only seen under load (CLIENT KILL every 50 ms); a proxy
+// between the replica and Redis now cuts the connection at the exact
+// moment, after Redis got the write or before.
 
 /** Every call here gives up after this long, so that a hang fails the test. */
 const PATIENCE_MS = 10_000
@@ -152,12 +154,12 @@ async function startCuttingProxy(port: number) {
   }
 }
 
-/** The APPEND script's command carrying the write that holds `email`. */
+/** The APPEND script's command carrying a write whose JSON holds `marker`. */
 const appendOf =
-  (email: string) =>
+  (marker: string) =>
   ([name = '', ...args]: string[]): boolean =>
     /^EVAL(?:SHA)?$/i.test(name) &&
-    args.some((arg) => arg.startsWith('{"write":') && arg.includes(email))
+    args.some((arg) => arg.startsWith('{"write":') && arg.includes(marker))
 
 const get = (url: string, path: string) =>
   fetch(`${url}${path}`, { signal: AbortSignal.timeout(PATIENCE_MS) })
@@ -267,3 +269,42 @@ it('answers 503 "nothing was changed" for a write that arrives while the connect
   expect(await retried.json()).toMatchObject(body)
   expect(await customerNames(server.url)).toEqual(['Cut Off'])
 }, 30_000)
+
+/** Moves the sandbox clock of the server at `url` to `now`. */
+const setClock = (url: string, now: string) =>
+  fetch(`${url}/__sandbox/clock`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ now }),
+    signal: AbortSignal.timeout(PATIENCE_MS),
+  })
+
+/** The year the sandbox clock of the server at `url` shows. */
+async function clockYear(url: string): Promise<string> {
+  const clock = await get(url, '/__sandbox/clock')
+  expect(clock.status).toBe(200)
+  return ((await clock.json()) as { now: string }).now.slice(0, 4)
+}
+
+it.for(['after-sending', 'before-sending'] as const)(
+  'shows what Redis holds after a clock move cut off %s, which the replica had made in its own copy',
+  { timeout: 30_000 },
+  async (mode) => {
+    const { proxy, server } = await setUp(`clock-${mode}`)
+    const year = await clockYear(server.url)
+    const cut = proxy.cut(mode, appendOf('2040-01-01'))
+    const [answer] = await Promise.all([
+      setClock(server.url, '2040-01-01T00:00:00Z'),
+      cut,
+    ])
+    expect(await expectOutage(server.url, answer)).toMatch(STORED_MAYBE)
+
+    proxy.restore()
+    expect(await waitForHealth(server.url)).toBe(200)
+    // @note The replica moved its own clock before storing the move: it
+    // now serves what Redis holds, the move or not, as the fleet sees it.
+    expect(await clockYear(server.url)).toBe(
+      mode === 'after-sending' ? '2040' : year,
+    )
+  },
+)
