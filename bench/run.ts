@@ -474,7 +474,7 @@ async function benchRedis(): Promise<void> {
         shared.push(figures)
         // Every call of the load, warm-up included, against every command.
         const calls = commandCalls(redis.cli('info', 'commandstats'))
-        const answered = Number(redis.cli('llen', 'cts:{sandbox}:log')) - 1
+        const answered = Number(redis.cli('llen', '{cts}:log')) - 1
         perCall.push(calls / Math.max(1, answered))
       }
       const ratios = shared.map((l, run) => l.rps / memory[run]!.rps)

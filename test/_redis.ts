@@ -2,6 +2,7 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { createServer } from 'node:net'
 import { createClient } from '@redis/client'
 import { onTestFinished } from 'vitest'
 import {
@@ -22,6 +23,8 @@ export interface RedisOptions {
    * @default 'always'
    */
   appendfsync?: 'always' | 'everysec'
+  /** More arguments for `redis-server` (cluster mode, say). */
+  extraArgs?: string[]
 }
 
 /** A Redis started by a test, on its own port and folder. */
@@ -54,6 +57,7 @@ export interface StartedRedis {
  */
 export async function startRedis({
   appendfsync = 'always',
+  extraArgs = [],
 }: RedisOptions = {}): Promise<StartedRedis> {
   const binary = await findRedisServer({ install: false })
   const dir = await mkdtemp(join(tmpdir(), 'cts-redis-'))
@@ -65,7 +69,11 @@ export async function startRedis({
   onTestFinished(() => rm(dir, { recursive: true, force: true }))
   onTestFinished(() => kill('SIGKILL'))
 
-  server = await startRedisServer({ binary, dir, appendfsync })
+  const wrap = (command: string, args: string[]): [string, string[]] => [
+    command,
+    [...args, ...extraArgs],
+  ]
+  server = await startRedisServer({ binary, dir, appendfsync, wrap })
   const { port, url } = server
   return {
     url,
@@ -74,7 +82,7 @@ export async function startRedis({
     kill,
     async restart() {
       await kill('SIGTERM')
-      server = await startRedisServer({ binary, dir, port, appendfsync })
+      server = await startRedisServer({ binary, dir, port, appendfsync, wrap })
     },
   }
 }
@@ -107,4 +115,158 @@ export async function commandStats(
   } finally {
     client.destroy()
   }
+}
+
+/** A Redis Cluster started by a test: its nodes, each a `StartedRedis`. */
+export interface StartedRedisCluster {
+  nodes: StartedRedis[]
+  /**
+   * Moves the slot that `key` hashes to from the node that holds it to
+   * another, keys and all, as a resharding does; resolves to the two nodes'
+   * ports once every node agrees.
+   */
+  moveSlotOf(key: string): Promise<{ from: number; to: number }>
+}
+
+/**
+ * Starts `count` Redis nodes in cluster mode (each as `startRedis` starts
+ * one) and joins them into one Redis Cluster, the slots shared out evenly
+ * and no replicas; resolves once every node says the cluster is ok.
+ *
+ * @example
+ * const { nodes } = await startRedisCluster(3)
+ * await startCli(['--store', nodes[1]!.url])
+ */
+export async function startRedisCluster(
+  count = 3,
+): Promise<StartedRedisCluster> {
+  const nodes: StartedRedis[] = []
+  const buses: number[] = []
+  for (let at = 0; at < count; at++) {
+    // @note The cluster bus defaults to the port + 10000, which may not
+    // exist or be free: each node gets a free one of its own.
+    const bus = await freePort()
+    buses.push(bus)
+    nodes.push(
+      await startRedis({
+        extraArgs: [
+          '--cluster-enabled',
+          'yes',
+          '--cluster-port',
+          String(bus),
+          '--cluster-config-file',
+          'nodes.conf',
+        ],
+      }),
+    )
+  }
+  const clients = await Promise.all(nodes.map((node) => connected(node.url)))
+  onTestFinished(() => {
+    for (const client of clients) client.destroy()
+  })
+  const ids = await Promise.all(clients.map((client) => client.clusterMyId()))
+  const per = Math.ceil(16384 / count)
+  await Promise.all(
+    clients.map((client, at) =>
+      client.clusterAddSlotsRange({
+        start: at * per,
+        end: Math.min(16383, (at + 1) * per - 1),
+      }),
+    ),
+  )
+  for (const [at, node] of nodes.entries())
+    if (at > 0)
+      await clients[0]!.sendCommand([
+        'CLUSTER',
+        'MEET',
+        '127.0.0.1',
+        String(node.port),
+        String(buses[at]),
+      ])
+  const agreed = async (check: (nodes: string) => boolean) => {
+    for (let tries = 0; tries < 200; tries++) {
+      const views = await Promise.all(
+        clients.map(async (client) => ({
+          info: await client.clusterInfo(),
+          nodes: await client.sendCommand(['CLUSTER', 'NODES']),
+        })),
+      )
+      if (
+        views.every(
+          ({ info, nodes: table }) =>
+            /cluster_state:ok/.test(info) && check(String(table)),
+        )
+      )
+        return
+      await new Promise((done) => setTimeout(done, 50))
+    }
+    throw new Error('The Redis Cluster did not agree within 10 s.')
+  }
+  await agreed((table) => table.trim().split('\n').length === count)
+  return {
+    nodes,
+    async moveSlotOf(key) {
+      const slot = Number(
+        await clients[0]!.sendCommand(['CLUSTER', 'KEYSLOT', key]),
+      )
+      const from = Math.min(Math.floor(slot / per), count - 1)
+      const to = (from + 1) % count
+      const [source, target] = [clients[from]!, clients[to]!]
+      await target.clusterSetSlot(slot, 'IMPORTING', ids[from]!)
+      await source.clusterSetSlot(slot, 'MIGRATING', ids[to]!)
+      for (;;) {
+        const keys = await source.clusterGetKeysInSlot(slot, 1000)
+        if (keys.length === 0) break
+        await source.sendCommand([
+          'MIGRATE',
+          '127.0.0.1',
+          String(nodes[to]!.port),
+          '',
+          '0',
+          '5000',
+          'KEYS',
+          ...keys,
+        ])
+      }
+      for (const client of clients)
+        await client.clusterSetSlot(slot, 'NODE', ids[to]!)
+      await agreed((table) =>
+        table.split('\n').some(
+          (line) =>
+            line.startsWith(ids[to]!) &&
+            line
+              .split(' ')
+              .slice(8)
+              .some((range) => covers(range, slot)),
+        ),
+      )
+      return { from: nodes[from]!.port, to: nodes[to]!.port }
+    },
+  }
+}
+
+/** Whether a slot range of `CLUSTER NODES` (`5461-10922`, `4748`) holds `slot`. */
+function covers(range: string, slot: number): boolean {
+  const [start, end = start] = range.split('-').map(Number)
+  return start! <= slot && slot <= end!
+}
+
+async function connected(url: string) {
+  const client = createClient({ url })
+  client.on('error', () => {})
+  await client.connect()
+  return client
+}
+
+/** A port that was free a moment ago on 127.0.0.1. */
+function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const probe = createServer()
+    probe.on('error', fail)
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address()
+      const port = typeof address === 'object' && address ? address.port : 0
+      probe.close(() => done(port))
+    })
+  })
 }

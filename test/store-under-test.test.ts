@@ -15,7 +15,7 @@ import { storeFlagsUnderTest } from './_spawn.ts'
 async function redisLog(url: string, namespace: string): Promise<string> {
   const client = createClient({ url }).on('error', () => {})
   await client.connect()
-  const log = await client.lRange(`${namespace}:{sandbox}:log`, 0, -1)
+  const log = await client.lRange(`{${namespace}}:log`, 0, -1)
   client.destroy()
   return log.join('\n')
 }

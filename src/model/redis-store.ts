@@ -1,9 +1,11 @@
 // The store a fleet of replicas shares: one ordered log of writes in Redis
 // (or Valkey), appended with a compare-and-swap on its length.
+import { createHash } from 'node:crypto'
 import {
   ClientClosedError,
   ClientOfflineError,
   createClient,
+  createCluster,
   ErrorReply,
 } from '@redis/client'
 import { redactUrl, sleep } from '../_utils.ts'
@@ -33,7 +35,8 @@ export interface RedisStoreOptions {
   /** `redis://[user:password@]host:port[/db]` (or `rediss://`). */
   url: string
   /**
-   * Prefix of every key, so that several sandboxes can share one Redis.
+   * What every key begins with (as its hash tag, `{cts}:log`), so that
+   * several sandboxes can share one Redis, or spread over a Redis Cluster.
    * @default 'cts'
    */
   namespace?: string
@@ -141,8 +144,9 @@ return count
  * back the state the log holds. Every keyed write is then one
  * compare-and-swap on the log's length: two replicas never both append
  * from the same view, and the one that lost catches up and decides again
- * (`StoreConflict`). Keys share one hash tag, so a Redis Cluster keeps the
- * log and its counters in one slot.
+ * (`StoreConflict`). Keys share the namespace as hash tag, so a Redis
+ * Cluster keeps the log and its counters in one slot; `url` may name any
+ * node of a cluster.
  *
  * @example
  * const store = await openRedisStore({ url: 'redis://127.0.0.1:6379/0' }, source)
@@ -154,11 +158,15 @@ export async function openRedisStore(
 ): Promise<RedisStore> {
   const { url, namespace = 'cts', timeoutMs = 3000, onLog } = options
   const shown = redactUrl(url)
-  const log = `${namespace}:{sandbox}:log`
+  // @note Every key of a sandbox shares its namespace as hash tag: a Redis
+  // Cluster keeps a sandbox in one slot (its scripts touch several keys),
+  // and spreads the sandboxes of several namespaces over its nodes.
+  const tag = `{${namespace}}`
+  const log = `${tag}:log`
   // Where the log's last whole state is: a replica starts reading there.
-  const lastState = `${namespace}:{sandbox}:last-state`
+  const lastState = `${tag}:last-state`
   // How many entries were dropped from the log's front (see APPEND).
-  const base = `${namespace}:{sandbox}:log-base`
+  const base = `${tag}:log-base`
   const logKeys = [log, lastState, base]
   let connected = false
   let fault: StoreFault | undefined
@@ -174,7 +182,7 @@ export async function openRedisStore(
         connected ? Math.min(50 * 2 ** Math.min(retries, 5), 1000) : cause,
     },
   })
-  client.on('error', (error: Error) => {
+  const unreachable = (error: Error): void => {
     if (!connected) return
     if (fault === undefined) {
       onLog?.(`The Redis store at ${shown} is unreachable: ${describe(error)}`)
@@ -184,11 +192,16 @@ export async function openRedisStore(
       message: `Redis at ${shown} is unreachable (${describe(error)}).`,
       since: new Date().toISOString(),
     }
-  })
-  client.on('ready', () => {
+  }
+  const reachable = (): void => {
     if (fault !== undefined) onLog?.(`The Redis store at ${shown} is back.`)
     fault = undefined
-  })
+  }
+  client.on('error', unreachable)
+  client.on('ready', reachable)
+
+  // Whether Redis was found to hold less than this replica applied.
+  let lost = false
 
   // A Redis that keeps its connections but answers nothing (stopped, or
   // behind a partition that drops packets) would hold every request for
@@ -223,9 +236,11 @@ export async function openRedisStore(
         if ((ticks - call.tick - 1) * WATCH_EVERY_MS < timeoutMs) continue
         waiting.delete(call)
         if (overdue === undefined) {
-          onLog?.(
-            `The Redis store at ${shown} answered nothing for ${timeoutMs} ms.`,
-          )
+          // At start, the error that ends the start says it.
+          if (connected)
+            onLog?.(
+              `The Redis store at ${shown} answered nothing for ${timeoutMs} ms.`,
+            )
           overdue = {
             code: 'REDIS_TIMEOUT',
             message: `Redis at ${shown} answered nothing within ${timeoutMs} ms.`,
@@ -243,7 +258,7 @@ export async function openRedisStore(
   const answered = (): void => {
     if (overdue === undefined) return
     overdue = undefined
-    onLog?.(`The Redis store at ${shown} answers again.`)
+    if (connected) onLog?.(`The Redis store at ${shown} answers again.`)
   }
   const bounded = <T>(
     work: () => Promise<T>,
@@ -267,14 +282,54 @@ export async function openRedisStore(
     })
   }
   try {
-    await client.connect()
+    // @note The client's own timeout covers the TCP connection alone: a
+    // Redis that takes it and answers nothing (stopped, a proxy in front of
+    // none) would hold the start for ever.
+    await bounded(() => client.connect())
   } catch (error) {
+    client.destroy()
+    // A database other than 0 on a node of a Redis Cluster, which has no other.
+    if (/SELECT is not allowed in cluster mode/.test((error as Error).message))
+      throw new Error(
+        `The Redis store at ${shown} is a Redis Cluster, which has database 0 only: give the URL without a database (or with /0).`,
+        { cause: error },
+      )
     throw new Error(
       `Cannot reach the Redis store at ${shown}: ${describe(error as Error)}. Start Redis there, or give --store another URL.`,
       { cause: error },
     )
   }
   connected = true
+
+  // The commands the store sends: to the one Redis, or through a cluster
+  // client that follows the sandbox's slot to whichever node holds it.
+  let redis: Commands = client
+  let tagged = (): Promise<typeof client> => Promise.resolve(client)
+  let closeCluster = (): Promise<void> => Promise.resolve()
+  try {
+    if (
+      /^cluster_enabled:1/m.test(await bounded(() => client.info('cluster')))
+    ) {
+      const cluster = clusterOf(url, timeoutMs)
+      closeCluster = () => cluster.close().catch(() => cluster.destroy())
+      await bounded(() => cluster.connect()).catch((error: Error) => {
+        cluster.destroy()
+        throw error
+      })
+      cluster.on('node-error', unreachable)
+      cluster.on('node-ready', reachable)
+      redis = cluster
+      tagged = () => cluster.getNodeClientForKey(log)
+      // The node the URL named was only the way in.
+      client.destroy()
+    }
+  } catch (error) {
+    client.destroy()
+    throw new Error(
+      `Cannot reach the Redis store at ${shown}: ${describe(error as Error)}.`,
+      { cause: error },
+    )
+  }
 
   // The log's entries this replica has applied (its own among them), the
   // count after the last one another replica wrote, and the order they apply in.
@@ -296,7 +351,7 @@ export async function openRedisStore(
     const keys = [log, base, lastState]
     for (;;) {
       const args = [String(from + texts.length), String(READ_SLICE)]
-      const [dropped, length, last, ...slice] = (await client
+      const [dropped, length, last, ...slice] = (await redis
         .evalSha(await scripts.read, { keys, arguments: args })
         .catch(reloadScripts(READ, keys, args))) as string[]
       // @note Redis lost the log (a flush, a restart without persistence)
@@ -319,7 +374,7 @@ export async function openRedisStore(
 
   /** The log's length, counting the entries dropped from its front. */
   const logLength = async (): Promise<number> =>
-    (await client
+    (await redis
       .evalSha(await scripts.length, { keys: [log, base] })
       .catch(reloadScripts(LENGTH, [log, base], []))) as number
 
@@ -370,9 +425,6 @@ export async function openRedisStore(
         compacting = false
       })
   }
-
-  // Whether Redis was found to hold less than this replica applied.
-  let lost = false
 
   // A log that Redis answers and this replica cannot read (a key of the
   // namespace that holds another type, an entry that is not this
@@ -444,7 +496,7 @@ export async function openRedisStore(
         // An empty log (a new Redis, or one that lost it): this replica's
         // state is the first entry, unless another's got there first.
         const text = JSON.stringify({ state: source.dump(), by: origin })
-        const first = (await client
+        const first = (await redis
           .evalSha(await scripts.append, {
             keys: logKeys,
             arguments: ['0', text],
@@ -461,7 +513,7 @@ export async function openRedisStore(
         }
       }
       // The last whole state and what follows it are all that count.
-      const start = Number((await client.get(lastState)) ?? 0)
+      const start = Number((await redis.get(lastState)) ?? 0)
       const from =
         Number.isInteger(start) && start >= 0 && start < length ? start : 0
       // Follows the log from its last whole state, whatever came before.
@@ -581,7 +633,7 @@ export async function openRedisStore(
       const keys = logKeys
       const args = [String(seen), ...ready.map((p) => p.text)]
       const sent = scripts.append.then((sha) =>
-        client
+        redis
           .evalSha(sha, { keys, arguments: args })
           .catch(reloadScripts(APPEND, keys, args)),
       )
@@ -614,27 +666,28 @@ export async function openRedisStore(
     }
   }
 
+  // @note Sent by their SHA1 alone: the first call on a node that lacks a
+  // script (a new node of a cluster, a Redis restarted) sends it whole.
   const scripts = {
-    append: client.scriptLoad(APPEND),
-    read: client.scriptLoad(READ),
-    length: client.scriptLoad(LENGTH),
-    hit: client.scriptLoad(HIT),
-    journal: client.scriptLoad(JOURNAL),
+    append: Promise.resolve(sha1(APPEND)),
+    read: Promise.resolve(sha1(READ)),
+    length: Promise.resolve(sha1(LENGTH)),
+    hit: Promise.resolve(sha1(HIT)),
+    journal: Promise.resolve(sha1(JOURNAL)),
   }
-  // After Redis restarted without them, scripts are loaded again.
   const reloadScripts =
     (script: string, keys: string[], args: string[]) =>
     async (error: Error): Promise<unknown> => {
       if (!/NOSCRIPT/.test(error.message)) throw error
-      return client.eval(script, { keys, arguments: args })
+      return redis.eval(script, { keys, arguments: args })
     }
 
   try {
-    await bounded(() => Promise.all(Object.values(scripts)))
     // The first replica's seeded state is everyone's; the others take it.
     await bounded(resync)
   } catch (error) {
-    await client.destroy()
+    client.destroy()
+    await closeCluster()
     throw error instanceof Error && /Redis store/.test(error.message)
       ? error
       : new Error(
@@ -647,8 +700,8 @@ export async function openRedisStore(
 
   /** The fleet's journal: entries of one moment are appended together. */
   function createJournal(limit: number): SharedJournal {
-    const key = `${namespace}:{sandbox}:journal`
-    const marks = `${namespace}:{sandbox}:journal-marks`
+    const key = `${tag}:journal`
+    const marks = `${tag}:journal-marks`
     let queued: string[] = []
     let written: Promise<unknown> = Promise.resolve()
     const write = (): Promise<unknown> => {
@@ -656,7 +709,7 @@ export async function openRedisStore(
       const args = [String(limit), ...queued]
       queued = []
       written = scripts.journal
-        .then((sha) => client.evalSha(sha, { keys: [key], arguments: args }))
+        .then((sha) => redis.evalSha(sha, { keys: [key], arguments: args }))
         .catch(reloadScripts(JOURNAL, [key], args))
         // An entry lost with Redis away is one line of a log, never a write.
         .catch(() => {})
@@ -671,10 +724,10 @@ export async function openRedisStore(
         bounded(async () => {
           await write()
           const [texts, mark] = await Promise.all([
-            client.lRange(key, -limit, -1),
+            redis.lRange(key, -limit, -1),
             accountId === undefined
               ? Promise.resolve(null)
-              : client.hGet(marks, accountId),
+              : redis.hGet(marks, accountId),
           ])
           const entries: JournalEntry[] = []
           for (
@@ -693,14 +746,14 @@ export async function openRedisStore(
         bounded(async () => {
           await write()
           if (accountId === undefined) {
-            await client.del([key, marks])
+            await redis.del([key, marks])
             return
           }
           // The account's view ends at the newest entry of the journal so far.
-          const [newest] = await client.lRange(key, -1, -1)
+          const [newest] = await redis.lRange(key, -1, -1)
           if (newest !== undefined) {
             const { request_id } = JSON.parse(newest) as JournalEntry
-            await client.hSet(marks, accountId, request_id)
+            await redis.hSet(marks, accountId, request_id)
           }
         }),
     }
@@ -732,18 +785,20 @@ export async function openRedisStore(
       }),
     forgetHits: () =>
       bounded(async () => {
-        const pattern = `${namespace}:{sandbox}:hits:*`
-        for await (const names of client.scanIterator({
+        const pattern = `${tag}:hits:*`
+        // @note The node that holds the sandbox's slot holds every count.
+        const node = await tagged()
+        for await (const names of node.scanIterator({
           MATCH: pattern,
           COUNT: 1000,
         }))
-          if (names.length > 0) await client.del(names)
+          if (names.length > 0) await node.del(names)
       }),
     hit(key, windowMs) {
-      const name = `${namespace}:{sandbox}:hits:${key}`
+      const name = `${tag}:hits:${key}`
       const args = [String(windowMs)]
       return bounded(async () => {
-        const count = (await client
+        const count = (await redis
           .evalSha(await scripts.hit, { keys: [name], arguments: args })
           .catch(reloadScripts(HIT, [name], args))
           .catch((error: Error) => {
@@ -756,7 +811,8 @@ export async function openRedisStore(
     fault: () => fault ?? overdue ?? refused ?? unreadable,
     async close() {
       connected = false
-      await client.close().catch(() => client.destroy())
+      if (redis === client) await client.close().catch(() => client.destroy())
+      else await closeCluster()
     },
   }
 }
@@ -807,3 +863,40 @@ function describe(error: Error): string {
   const message = error.message || 'no answer'
   return code && !message.includes(code) ? `${message} (${code})` : message
 }
+
+/** The commands the store sends, which one Redis and a Redis Cluster both take. */
+type Commands = Pick<
+  ReturnType<typeof createClient>,
+  'evalSha' | 'eval' | 'get' | 'lRange' | 'hGet' | 'hSet' | 'del'
+>
+
+/**
+ * A client, not yet connected, of the Redis Cluster that the node at `url` belongs to: the
+ * URL's credentials and TLS go to every node it finds, and a command
+ * follows its key's slot wherever the cluster moves it (a failover, a
+ * resharding).
+ */
+function clusterOf(url: string, timeoutMs: number) {
+  const { username, password, protocol } = new URL(url)
+  const cluster = createCluster({
+    rootNodes: [{ url }],
+    defaults: {
+      ...(username && { username: decodeURIComponent(username) }),
+      ...(password && { password: decodeURIComponent(password) }),
+      disableOfflineQueue: true,
+      socket: {
+        connectTimeout: timeoutMs,
+        ...(protocol === 'rediss:' && { tls: true as const }),
+        reconnectStrategy: (retries: number) =>
+          Math.min(50 * 2 ** Math.min(retries, 5), 1000),
+      },
+    },
+  })
+  // Heard by the store's own listeners once connected; never unhandled.
+  cluster.on('error', () => {})
+  return cluster
+}
+
+/** The SHA1 that Redis names a script by (`EVALSHA`). */
+const sha1 = (script: string): string =>
+  createHash('sha1').update(script).digest('hex')

@@ -234,7 +234,7 @@ it('moves the clock of every replica on one Redis with a log entry far smaller t
 
   const client = createClient({ url: redis.url }).on('error', () => {})
   await client.connect()
-  const log = 'small-entries:{sandbox}:log'
+  const log = '{small-entries}:log'
   const whole = (await client.lIndex(log, 0))!
   const last = (await client.lIndex(log, -1))!
   client.destroy()

@@ -23,7 +23,7 @@ it('says degraded, naming what it cannot read, while the log holds a foreign ent
   })
   const client = createClient({ url: redis.url }).on('error', () => {})
   await client.connect()
-  const log = 'damaged:{sandbox}:log'
+  const log = '{damaged}:log'
   expect((await createNamed(server.url, 'Before')).status).toBe(201)
 
   await client.rPush(log, 'garbage{')

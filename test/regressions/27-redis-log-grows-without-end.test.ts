@@ -40,8 +40,8 @@ it('keeps the Redis log from the previous whole state on, and every replica, new
 
   const client = createClient({ url: redis.url }).on('error', () => {})
   await client.connect()
-  const log = await client.lRange('bounded:{sandbox}:log', 0, -1)
-  const dropped = Number(await client.get('bounded:{sandbox}:log-base'))
+  const log = await client.lRange('{bounded}:log', 0, -1)
+  const dropped = Number(await client.get('{bounded}:log-base'))
   client.destroy()
   // The previous whole state (the second reset), the third round's five
   // creates, the last reset's whole state and the last create.
