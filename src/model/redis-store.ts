@@ -5,6 +5,7 @@ import {
   ClientOfflineError,
   createClient,
   ErrorReply,
+  ReconnectStrategyError,
 } from '@redis/client'
 import { redactUrl, sleep } from '../_utils.ts'
 import type { SandboxData } from './schemas.ts'
@@ -126,6 +127,18 @@ redis.call('LTRIM', KEYS[1], -tonumber(ARGV[1]), -1)
 return 1
 `
 
+// Reads what a replica checks before it follows the log: the type of each
+// key (KEYS), and the first bytes of those that hold a string.
+const INSPECT = `#!lua flags=no-writes
+local out = {}
+for i = 1, #KEYS do
+  local kind = redis.call('TYPE', KEYS[i])['ok']
+  out[#out + 1] = kind
+  out[#out + 1] = kind == 'string' and string.sub(redis.call('GET', KEYS[i]), 1, 40) or ''
+end
+return out
+`
+
 // Counts a hit in a fixed window: INCR, and the window's end as its expiry.
 const HIT = `#!lua
 local count = redis.call('INCR', KEYS[1])
@@ -160,6 +173,9 @@ export async function openRedisStore(
   // How many entries were dropped from the log's front (see APPEND).
   const base = `${namespace}:{sandbox}:log-base`
   const logKeys = [log, lastState, base]
+  const journalKey = `${namespace}:{sandbox}:journal`
+  const marksKey = `${namespace}:{sandbox}:journal-marks`
+  const database = checkRedisUrl(url, shown)
   let connected = false
   let fault: StoreFault | undefined
   const client = createClient({
@@ -176,6 +192,22 @@ export async function openRedisStore(
   })
   client.on('error', (error: Error) => {
     if (!connected) return
+    // @note A password rotated under a running replica fails its next
+    // reconnection: said as such, where it read as an unreachable Redis.
+    const word = refusedCredentials(error)
+    if (word !== undefined) {
+      if (fault?.code !== `REDIS_${word}`) {
+        onLog?.(
+          `The Redis store at ${shown} refused this replica's password (${word}): ${error.message}`,
+        )
+        fault = {
+          code: `REDIS_${word}`,
+          message: `Redis at ${shown} refused this replica's password (${describe(error)}); give every replica the password Redis takes.`,
+          since: fault?.since ?? new Date().toISOString(),
+        }
+      }
+      return
+    }
     if (fault === undefined) {
       onLog?.(`The Redis store at ${shown} is unreachable: ${describe(error)}`)
     }
@@ -269,10 +301,9 @@ export async function openRedisStore(
   try {
     await client.connect()
   } catch (error) {
-    throw new Error(
-      `Cannot reach the Redis store at ${shown}: ${describe(error as Error)}. Start Redis there, or give --store another URL.`,
-      { cause: error },
-    )
+    throw new Error(connectFailure(error as Error, shown, database), {
+      cause: error,
+    })
   }
   connected = true
 
@@ -629,8 +660,49 @@ export async function openRedisStore(
       return client.eval(script, { keys, arguments: args })
     }
 
+  /**
+   * Refuses a namespace whose keys hold what this sandbox never writes
+   * there (another program's keys, a hand-made edit), naming the key, where
+   * a script would fail on it with Redis's words alone.
+   */
+  const inspect = async (): Promise<void> => {
+    const kept: [key: string, type: string, what: string][] = [
+      [log, 'list', 'a list, its log of writes'],
+      [
+        lastState,
+        'count',
+        'a whole number, the place of its last whole state in the log',
+      ],
+      [
+        base,
+        'count',
+        'a whole number, how many entries left the front of its log',
+      ],
+      [journalKey, 'list', 'a list, its journal'],
+      [marksKey, 'hash', "a hash, where each account's journal begins"],
+    ]
+    const reply = (await client.eval(INSPECT, {
+      keys: kept.map(([key]) => key),
+    })) as string[]
+    for (const [at, [key, type, what]] of kept.entries()) {
+      const found = reply[2 * at]!
+      const value = reply[2 * at + 1]!
+      if (found === 'none') continue
+      if (
+        type === 'count'
+          ? found === 'string' && /^\d{1,15}$/.test(value)
+          : found === type
+      )
+        continue
+      throw new Error(
+        `The Redis store at ${shown} cannot be opened: its key ${key} holds ${found === 'string' ? `the string ${JSON.stringify(value)}${value.length === 40 ? '…' : ''}` : `a ${found}`}, where this sandbox keeps ${what}. Delete the key (or every key of the namespace ${namespace}), or give the store another namespace (or database).`,
+      )
+    }
+  }
+
   try {
     await bounded(() => Promise.all(Object.values(scripts)))
+    await bounded(inspect)
     // The first replica's seeded state is everyone's; the others take it.
     await bounded(resync)
   } catch (error) {
@@ -638,7 +710,9 @@ export async function openRedisStore(
     throw error instanceof Error && /Redis store/.test(error.message)
       ? error
       : new Error(
-          `Cannot read the Redis store at ${shown}: ${describe(error as Error)}.`,
+          refusedCredentials(error as Error) === undefined
+            ? `Cannot read the Redis store at ${shown}: ${describe(error as Error)}.`
+            : connectFailure(error as Error, shown, database),
           { cause: error },
         )
   }
@@ -647,8 +721,8 @@ export async function openRedisStore(
 
   /** The fleet's journal: entries of one moment are appended together. */
   function createJournal(limit: number): SharedJournal {
-    const key = `${namespace}:{sandbox}:journal`
-    const marks = `${namespace}:{sandbox}:journal-marks`
+    const key = journalKey
+    const marks = marksKey
     let queued: string[] = []
     let written: Promise<unknown> = Promise.resolve()
     const write = (): Promise<unknown> => {
@@ -759,6 +833,56 @@ export async function openRedisStore(
       await client.close().catch(() => client.destroy())
     },
   }
+}
+
+/**
+ * Refuses a URL that names no Redis database, naming it and what is wrong,
+ * where the client's own error named neither; returns the database.
+ */
+function checkRedisUrl(url: string, shown: string): number {
+  let parsed: URL
+  try {
+    parsed = new URL(url)
+  } catch {
+    throw new Error(
+      `The Redis store URL ${shown} is not a URL: write it redis://[user:password@]host:port/db.`,
+    )
+  }
+  const path = decodeURIComponent(parsed.pathname.replace(/^\//, ''))
+  if (path !== '' && !/^\d{1,9}$/.test(path)) {
+    throw new Error(
+      `The Redis store URL ${shown} names the database "${path}", and a Redis database is a number: 0 to 15 unless Redis is set with more (redis://host:port/0).`,
+    )
+  }
+  return Number(path)
+}
+
+/** The first word of a refusal of this replica's user or password: `WRONGPASS`, `NOAUTH`. */
+function refusedCredentials(error: Error): 'WRONGPASS' | 'NOAUTH' | undefined {
+  // A failed first connection comes wrapped, with Redis's answer inside.
+  const reply =
+    error instanceof ReconnectStrategyError ? error.socketError : error
+  if (!(reply instanceof ErrorReply)) return undefined
+  const word = /^[A-Z]+/.exec(reply.message)?.[0]
+  return word === 'WRONGPASS' || word === 'NOAUTH' ? word : undefined
+}
+
+/** Why the first connection to Redis failed, in one sentence naming the URL. */
+function connectFailure(error: Error, shown: string, database: number): string {
+  const refused = refusedCredentials(error)
+  if (refused === 'WRONGPASS') {
+    return `The Redis store at ${shown} refused its user and password (WRONGPASS): give --store the ones Redis takes, redis://user:password@host:port/db (the user "default" when it names none), and check that the user is enabled.`
+  }
+  if (refused === 'NOAUTH') {
+    return `The Redis store at ${shown} asks for a password, and the URL gives none (NOAUTH): give --store redis://:password@host:port/db, or redis://user:password@host:port/db for an ACL user.`
+  }
+  if (/without any password configured/i.test(error.message)) {
+    return `The Redis store at ${shown} takes no password, and the URL gives one: give --store the URL without it, or set Redis's requirepass.`
+  }
+  if (/DB index is out of range/i.test(error.message)) {
+    return `The Redis store at ${shown} has no database ${database} (${describe(error)}): Redis has 16, 0 to 15, unless it is set with more databases; give --store a URL with one of its databases.`
+  }
+  return `Cannot reach the Redis store at ${shown}: ${describe(error).replace(/\.$/, '')}. Start Redis there, or give --store another URL.`
 }
 
 /** One log entry, read from Redis: bounded, and in the log's shape. */
