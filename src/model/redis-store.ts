@@ -10,6 +10,7 @@ import {
 import { redactUrl, sleep } from '../_utils.ts'
 import type { SandboxData } from './schemas.ts'
 import type { JournalEntry } from './journal-entry.ts'
+import { parseFleetOptions, type FleetOptions } from './fleet-options.ts'
 import {
   MAX_CHANGES_BETWEEN_STATES,
   StoreConflict,
@@ -47,6 +48,11 @@ export interface RedisStoreOptions {
   onLog?: (line: string) => void
   /** The fleet's journal; without it, each replica keeps its own. */
   journal?: JournalOptions
+  /**
+   * This replica's options, kept as the fleet's when Redis holds none yet;
+   * without them, none are kept or read.
+   */
+  fleet?: FleetOptions
 }
 
 /** Options of the fleet's journal in Redis. */
@@ -59,6 +65,8 @@ interface JournalOptions {
 export interface RedisStore extends Store {
   /** Whether Redis already held this sandbox when this replica opened it. */
   readonly joined: boolean
+  /** The fleet's options as Redis keeps them (this replica's when it kept them first), and the key. */
+  readonly fleet: { options: FleetOptions; where: string } | undefined
   close(): Promise<void>
 }
 
@@ -139,6 +147,19 @@ end
 return out
 `
 
+// The fleet's options (KEYS[1]), kept first by the replica that finds none:
+// all of them (ARGV[1]) when the log (KEYS[2], KEYS[3] its dropped count)
+// is empty, as it seeds it; its rules alone (ARGV[2]) when the log holds
+// what others seeded. Returns the options kept.
+const JOIN = `#!lua
+local held = redis.call('GET', KEYS[1])
+if held then return held end
+local length = (tonumber(redis.call('GET', KEYS[3]) or '0') or 0) + redis.call('LLEN', KEYS[2])
+local kept = ARGV[length == 0 and 1 or 2]
+redis.call('SET', KEYS[1], kept)
+return kept
+`
+
 // Counts a hit in a fixed window: INCR, and the window's end as its expiry.
 const HIT = `#!lua
 local count = redis.call('INCR', KEYS[1])
@@ -173,6 +194,8 @@ export async function openRedisStore(
   // How many entries were dropped from the log's front (see APPEND).
   const base = `${namespace}:{sandbox}:log-base`
   const logKeys = [log, lastState, base]
+  // The options every replica of the fleet must share (src/model/fleet-options.ts).
+  const fleetKey = `${namespace}:{sandbox}:options`
   const journalKey = `${namespace}:{sandbox}:journal`
   const marksKey = `${namespace}:{sandbox}:journal-marks`
   const database = checkRedisUrl(url, shown)
@@ -488,6 +511,16 @@ export async function openRedisStore(
           lastRemote = seen
           lost = false
           founded = true
+          // Redis lost the fleet's options with its log: kept again.
+          if (options.fleet) {
+            const kept = JSON.stringify(options.fleet)
+            await client
+              .eval(JOIN, {
+                keys: [fleetKey, log, base],
+                arguments: [kept, kept],
+              })
+              .catch(() => {})
+          }
           return
         }
       }
@@ -680,6 +713,7 @@ export async function openRedisStore(
       ],
       [journalKey, 'list', 'a list, its journal'],
       [marksKey, 'hash', "a hash, where each account's journal begins"],
+      [fleetKey, 'string', 'a string, the options every replica shares'],
     ]
     const reply = (await client.eval(INSPECT, {
       keys: kept.map(([key]) => key),
@@ -700,9 +734,31 @@ export async function openRedisStore(
     }
   }
 
+  /** Keeps this replica's options as the fleet's, unless Redis holds some: then reads those. */
+  const joinFleet = async (
+    own: FleetOptions,
+  ): Promise<{ options: FleetOptions; where: string }> => {
+    const text = (await client.eval(JOIN, {
+      keys: [fleetKey, log, base],
+      arguments: [JSON.stringify(own), JSON.stringify({ rules: own.rules })],
+    })) as string
+    const kept = parseFleetOptions(text)
+    if (kept === undefined) {
+      throw new Error(
+        `The Redis store at ${shown} cannot be opened: its key ${fleetKey} holds ${JSON.stringify(text.slice(0, 40))}${text.length > 40 ? '…' : ''}, where this sandbox keeps the options every replica shares. Delete the key (or every key of the namespace ${namespace}), or give the store another namespace (or database).`,
+      )
+    }
+    return { options: kept, where: `the key ${fleetKey}` }
+  }
+
+  let fleet: { options: FleetOptions; where: string } | undefined
   try {
     await bounded(() => Promise.all(Object.values(scripts)))
     await bounded(inspect)
+    if (options.fleet) {
+      const own = options.fleet
+      fleet = await bounded(() => joinFleet(own))
+    }
     // The first replica's seeded state is everyone's; the others take it.
     await bounded(resync)
   } catch (error) {
@@ -785,6 +841,7 @@ export async function openRedisStore(
   return {
     kind: 'redis',
     joined,
+    fleet,
     outage: {
       where: 'in its Redis store',
       until: 'Redis takes writes again',
