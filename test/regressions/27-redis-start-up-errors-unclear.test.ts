@@ -30,6 +30,11 @@ it('names the URL and says that its database must be a number', async () => {
   expect(line).toContain('database "abc"')
   expect(line).toContain('a Redis database is a number')
   expect(line).not.toContain('secret')
+
+  const port = await refusal('redis://:secret@127.0.0.1:port/0')
+  expect(port.code).toBe(1)
+  expect(port.line).toContain('redis://:***@127.0.0.1:port/0 is not a URL')
+  expect(port.line).not.toContain('secret')
 })
 
 it('says that Redis refused the password or asks for one, not that it is unreachable', async () => {
