@@ -315,6 +315,14 @@ export async function openRedisStore(
           answered()
         },
         (error: Error) => {
+          // @note Not sent while Redis refuses this replica's password: the
+          // 503 names that, where it would blame an unreachable Redis.
+          if (
+            error instanceof ClientOfflineError &&
+            (fault?.code === 'REDIS_WRONGPASS' ||
+              fault?.code === 'REDIS_NOAUTH')
+          )
+            Object.assign(error, { code: fault.code })
           if (waiting.delete(call)) reject(error)
           answered()
         },

@@ -98,6 +98,12 @@ it('says in health that Redis refused the password once it changed under a runni
       },
     })
 
+  const refused = await createNamed(server.url, 'During')
+  expect(refused.status).toBe(503)
+  expect(((await refused.json()) as { detail: string }).detail).toContain(
+    '(REDIS_WRONGPASS)',
+  )
+
   await admin.configSet('requirepass', 'first')
   admin.destroy()
   await expect
