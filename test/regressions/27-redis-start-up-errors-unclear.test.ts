@@ -35,7 +35,7 @@ it('names the URL and says that its database must be a number', async () => {
   expect(port.code).toBe(1)
   expect(port.line).toContain('redis://:***@127.0.0.1:port/0 is not a URL')
   expect(port.line).not.toContain('secret')
-})
+}, 30_000)
 
 it('says that Redis refused the password or asks for one, not that it is unreachable', async () => {
   const redis = await startRedis()
@@ -68,7 +68,7 @@ it('says that Redis refused the password or asks for one, not that it is unreach
   expect(line).toContain(
     `store at ${redis.url} asks for a password, and the URL gives none (NOAUTH)`,
   )
-})
+}, 30_000)
 
 it('says in health that Redis refused the password once it changed under a running replica, and recovers', async () => {
   const redis = await startRedis()
@@ -112,7 +112,7 @@ it('says in health that Redis refused the password once it changed under a runni
     })
     .toBe(200)
   expect((await createNamed(server.url, 'After')).status).toBe(201)
-})
+}, 30_000)
 
 it('names a key of the namespace that holds what the sandbox never keeps there', async () => {
   const redis = await startRedis()
@@ -132,4 +132,4 @@ it('names a key of the namespace that holds what the sandbox never keeps there',
   expect(typed.code).toBe(1)
   expect(typed.line).toContain('its key cts:{sandbox}:log-base holds a list')
   client.destroy()
-})
+}, 30_000)

@@ -15,6 +15,7 @@ import {
 // to. A replica whose rules differ now refuses to start, naming both
 // values; options that only shape the seeded data are said unused.
 
+// @note Each test starts several CLIs in turn: seconds on a busy machine.
 it('refuses to start a replica whose rules differ from its fleet, naming both values, while the fleet serves on', async () => {
   const redis = await startRedis()
   const founder = await startCli([
@@ -71,7 +72,7 @@ it('refuses to start a replica whose rules differ from its fleet, naming both va
   expect(same.stderr()).toBe('')
   expect(await customerNames(same.url)).toEqual(['Ada'])
   expect((await createNamed(founder.url, 'Grace')).status).toBe(201)
-})
+}, 30_000)
 
 it('joins with the same rules and says on stderr which seed options were not used', async () => {
   const redis = await startRedis()
@@ -99,4 +100,4 @@ it('joins with the same rules and says on stderr which seed options were not use
     { option: 'seed', fleet: 3, own: 4 },
     { option: 'customersPerAccount', fleet: 2, own: 25 },
   ])
-})
+}, 30_000)
