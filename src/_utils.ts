@@ -69,6 +69,7 @@ export function redactUrl(url: string): string {
     if (parsed.password) parsed.password = '***'
     return parsed.toString().replace(/\/$/, '')
   } catch {
-    return url
+    // @note A URL that does not parse (a bad port) may still hold a password.
+    return url.replace(/^([a-z][\w+.-]*:\/\/[^/:@]*:)[^/@]*@/i, '$1***@')
   }
 }

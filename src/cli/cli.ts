@@ -260,6 +260,16 @@ export async function main({
         : `${NAME}: --from was not used: the store ${store} already holds this sandbox, as another replica or an earlier run left it, and --from starts only a store that holds none yet. Give the store another namespace (or database) to start from the session.\n`,
     )
   }
+  // Said of the options given, as --from is: a default is no one's wish.
+  const naming = namingFrom(resolved.fromConfig ?? new Set())
+  for (const { option, fleet, own } of server.unusedOptions) {
+    if (!(option in options)) continue
+    err.write(
+      option === 'fixtures'
+        ? `${NAME}: ${naming.name(option)} was not used: the store ${store} already holds this sandbox, seeded with other fixtures as another replica or an earlier run left it, and fixtures shape only a store that holds none yet. Give the store another namespace (or database) to start from them.\n`
+        : `${NAME}: ${naming.set(option, String(own))} was not used: the store ${store} already holds this sandbox, seeded with ${naming.set(option, String(fleet))} as another replica or an earlier run left it, and ${naming.name(option)} shapes only a store that holds none yet. Give the store another namespace (or database) to start from it.\n`,
+    )
+  }
 
   if (json) {
     line({

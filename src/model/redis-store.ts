@@ -7,10 +7,12 @@ import {
   createClient,
   createCluster,
   ErrorReply,
+  ReconnectStrategyError,
 } from '@redis/client'
 import { redactUrl, sleep } from '../_utils.ts'
 import type { SandboxData } from './schemas.ts'
 import type { JournalEntry } from './journal-entry.ts'
+import { parseFleetOptions, type FleetOptions } from './fleet-options.ts'
 import {
   MAX_CHANGES_BETWEEN_STATES,
   StoreConflict,
@@ -49,6 +51,11 @@ export interface RedisStoreOptions {
   onLog?: (line: string) => void
   /** The fleet's journal; without it, each replica keeps its own. */
   journal?: JournalOptions
+  /**
+   * This replica's options, kept as the fleet's when Redis holds none yet;
+   * without them, none are kept or read.
+   */
+  fleet?: FleetOptions
 }
 
 /** Options of the fleet's journal in Redis. */
@@ -61,6 +68,8 @@ interface JournalOptions {
 export interface RedisStore extends Store {
   /** Whether Redis already held this sandbox when this replica opened it. */
   readonly joined: boolean
+  /** The fleet's options as Redis keeps them (this replica's when it kept them first), and the key. */
+  readonly fleet: { options: FleetOptions; where: string } | undefined
   close(): Promise<void>
 }
 
@@ -129,6 +138,31 @@ redis.call('LTRIM', KEYS[1], -tonumber(ARGV[1]), -1)
 return 1
 `
 
+// Reads what a replica checks before it follows the log: the type of each
+// key (KEYS), and the first bytes of those that hold a string.
+const INSPECT = `#!lua flags=no-writes
+local out = {}
+for i = 1, #KEYS do
+  local kind = redis.call('TYPE', KEYS[i])['ok']
+  out[#out + 1] = kind
+  out[#out + 1] = kind == 'string' and string.sub(redis.call('GET', KEYS[i]), 1, 40) or ''
+end
+return out
+`
+
+// The fleet's options (KEYS[1]), kept first by the replica that finds none:
+// all of them (ARGV[1]) when the log (KEYS[2], KEYS[3] its dropped count)
+// is empty, as it seeds it; its rules alone (ARGV[2]) when the log holds
+// what others seeded. Returns the options kept.
+const JOIN = `#!lua
+local held = redis.call('GET', KEYS[1])
+if held then return held end
+local length = (tonumber(redis.call('GET', KEYS[3]) or '0') or 0) + redis.call('LLEN', KEYS[2])
+local kept = ARGV[length == 0 and 1 or 2]
+redis.call('SET', KEYS[1], kept)
+return kept
+`
+
 // Counts a hit in a fixed window: INCR, and the window's end as its expiry.
 const HIT = `#!lua
 local count = redis.call('INCR', KEYS[1])
@@ -168,6 +202,11 @@ export async function openRedisStore(
   // How many entries were dropped from the log's front (see APPEND).
   const base = `${tag}:log-base`
   const logKeys = [log, lastState, base]
+  // The options every replica of the fleet must share (src/model/fleet-options.ts).
+  const fleetKey = `${tag}:options`
+  const journalKey = `${tag}:journal`
+  const marksKey = `${tag}:journal-marks`
+  const database = checkRedisUrl(url, shown)
   let connected = false
   let fault: StoreFault | undefined
   const client = createClient({
@@ -184,6 +223,22 @@ export async function openRedisStore(
   })
   const unreachable = (error: Error): void => {
     if (!connected) return
+    // @note A password rotated under a running replica fails its next
+    // reconnection: said as such, where it read as an unreachable Redis.
+    const word = refusedCredentials(error)
+    if (word !== undefined) {
+      if (fault?.code !== `REDIS_${word}`) {
+        onLog?.(
+          `The Redis store at ${shown} refused this replica's password (${word}): ${error.message}`,
+        )
+        fault = {
+          code: `REDIS_${word}`,
+          message: `Redis at ${shown} refused this replica's password (${describe(error)}); give every replica the password Redis takes.`,
+          since: fault?.since ?? new Date().toISOString(),
+        }
+      }
+      return
+    }
     if (fault === undefined) {
       onLog?.(`The Redis store at ${shown} is unreachable: ${describe(error)}`)
     }
@@ -275,6 +330,14 @@ export async function openRedisStore(
           answered()
         },
         (error: Error) => {
+          // @note Not sent while Redis refuses this replica's password: the
+          // 503 names that, where it would blame an unreachable Redis.
+          if (
+            error instanceof ClientOfflineError &&
+            (fault?.code === 'REDIS_WRONGPASS' ||
+              fault?.code === 'REDIS_NOAUTH')
+          )
+            Object.assign(error, { code: fault.code })
           if (waiting.delete(call)) reject(error)
           answered()
         },
@@ -288,16 +351,9 @@ export async function openRedisStore(
     await bounded(() => client.connect())
   } catch (error) {
     client.destroy()
-    // A database other than 0 on a node of a Redis Cluster, which has no other.
-    if (/SELECT is not allowed in cluster mode/.test((error as Error).message))
-      throw new Error(
-        `The Redis store at ${shown} is a Redis Cluster, which has database 0 only: give the URL without a database (or with /0).`,
-        { cause: error },
-      )
-    throw new Error(
-      `Cannot reach the Redis store at ${shown}: ${describe(error as Error)}. Start Redis there, or give --store another URL.`,
-      { cause: error },
-    )
+    throw new Error(connectFailure(error as Error, shown, database), {
+      cause: error,
+    })
   }
   connected = true
 
@@ -509,6 +565,16 @@ export async function openRedisStore(
           lastRemote = seen
           lost = false
           founded = true
+          // Redis lost the fleet's options with its log: kept again.
+          if (options.fleet) {
+            const kept = JSON.stringify(options.fleet)
+            await redis
+              .eval(JOIN, {
+                keys: [fleetKey, log, base],
+                arguments: [kept, kept],
+              })
+              .catch(() => {})
+          }
           return
         }
       }
@@ -682,7 +748,71 @@ export async function openRedisStore(
       return redis.eval(script, { keys, arguments: args })
     }
 
+  /**
+   * Refuses a namespace whose keys hold what this sandbox never writes
+   * there (another program's keys, a hand-made edit), naming the key, where
+   * a script would fail on it with Redis's words alone.
+   */
+  const inspect = async (): Promise<void> => {
+    const kept: [key: string, type: string, what: string][] = [
+      [log, 'list', 'a list, its log of writes'],
+      [
+        lastState,
+        'count',
+        'a whole number, the place of its last whole state in the log',
+      ],
+      [
+        base,
+        'count',
+        'a whole number, how many entries left the front of its log',
+      ],
+      [journalKey, 'list', 'a list, its journal'],
+      [marksKey, 'hash', "a hash, where each account's journal begins"],
+      [fleetKey, 'string', 'a string, the options every replica shares'],
+    ]
+    const reply = (await redis.eval(INSPECT, {
+      keys: kept.map(([key]) => key),
+    })) as string[]
+    for (const [at, [key, type, what]] of kept.entries()) {
+      const found = reply[2 * at]!
+      const value = reply[2 * at + 1]!
+      if (found === 'none') continue
+      if (
+        type === 'count'
+          ? found === 'string' && /^\d{1,15}$/.test(value)
+          : found === type
+      )
+        continue
+      throw new Error(
+        `The Redis store at ${shown} cannot be opened: its key ${key} holds ${found === 'string' ? `the string ${JSON.stringify(value)}${value.length === 40 ? '…' : ''}` : `a ${found}`}, where this sandbox keeps ${what}. Delete the key (or every key of the namespace ${namespace}), or give the store another namespace (or database).`,
+      )
+    }
+  }
+
+  /** Keeps this replica's options as the fleet's, unless Redis holds some: then reads those. */
+  const joinFleet = async (
+    own: FleetOptions,
+  ): Promise<{ options: FleetOptions; where: string }> => {
+    const text = (await redis.eval(JOIN, {
+      keys: [fleetKey, log, base],
+      arguments: [JSON.stringify(own), JSON.stringify({ rules: own.rules })],
+    })) as string
+    const kept = parseFleetOptions(text)
+    if (kept === undefined) {
+      throw new Error(
+        `The Redis store at ${shown} cannot be opened: its key ${fleetKey} holds ${JSON.stringify(text.slice(0, 40))}${text.length > 40 ? '…' : ''}, where this sandbox keeps the options every replica shares. Delete the key (or every key of the namespace ${namespace}), or give the store another namespace (or database).`,
+      )
+    }
+    return { options: kept, where: `the key ${fleetKey}` }
+  }
+
+  let fleet: { options: FleetOptions; where: string } | undefined
   try {
+    await bounded(inspect)
+    if (options.fleet) {
+      const own = options.fleet
+      fleet = await bounded(() => joinFleet(own))
+    }
     // The first replica's seeded state is everyone's; the others take it.
     await bounded(resync)
   } catch (error) {
@@ -691,7 +821,9 @@ export async function openRedisStore(
     throw error instanceof Error && /Redis store/.test(error.message)
       ? error
       : new Error(
-          `Cannot read the Redis store at ${shown}: ${describe(error as Error)}.`,
+          refusedCredentials(error as Error) === undefined
+            ? `Cannot read the Redis store at ${shown}: ${describe(error as Error)}.`
+            : connectFailure(error as Error, shown, database),
           { cause: error },
         )
   }
@@ -700,8 +832,8 @@ export async function openRedisStore(
 
   /** The fleet's journal: entries of one moment are appended together. */
   function createJournal(limit: number): SharedJournal {
-    const key = `${tag}:journal`
-    const marks = `${tag}:journal-marks`
+    const key = journalKey
+    const marks = marksKey
     let queued: string[] = []
     let written: Promise<unknown> = Promise.resolve()
     const write = (): Promise<unknown> => {
@@ -764,6 +896,7 @@ export async function openRedisStore(
   return {
     kind: 'redis',
     joined,
+    fleet,
     outage: {
       where: 'in its Redis store',
       until: 'Redis takes writes again',
@@ -815,6 +948,60 @@ export async function openRedisStore(
       else await closeCluster()
     },
   }
+}
+
+/**
+ * Refuses a URL that names no Redis database, naming it and what is wrong,
+ * where the client's own error named neither; returns the database.
+ */
+function checkRedisUrl(url: string, shown: string): number {
+  let parsed: URL
+  try {
+    parsed = new URL(url)
+  } catch {
+    throw new Error(
+      `The Redis store URL ${shown} is not a URL: write it redis://[user:password@]host:port/db.`,
+    )
+  }
+  const path = decodeURIComponent(parsed.pathname.replace(/^\//, ''))
+  if (path !== '' && !/^\d{1,9}$/.test(path)) {
+    throw new Error(
+      `The Redis store URL ${shown} names the database "${path}", and a Redis database is a number: 0 to 15 unless Redis is set with more (redis://host:port/0).`,
+    )
+  }
+  return Number(path)
+}
+
+/** The first word of a refusal of this replica's user or password: `WRONGPASS`, `NOAUTH`. */
+function refusedCredentials(error: Error): 'WRONGPASS' | 'NOAUTH' | undefined {
+  // A failed first connection comes wrapped, with Redis's answer inside.
+  const reply =
+    error instanceof ReconnectStrategyError ? error.socketError : error
+  if (!(reply instanceof ErrorReply)) return undefined
+  const word = /^[A-Z]+/.exec(reply.message)?.[0]
+  return word === 'WRONGPASS' || word === 'NOAUTH' ? word : undefined
+}
+
+/** Why the first connection to Redis failed, in one sentence naming the URL. */
+function connectFailure(error: Error, shown: string, database: number): string {
+  const refused = refusedCredentials(error)
+  if (refused === 'WRONGPASS') {
+    return `The Redis store at ${shown} refused its user and password (WRONGPASS): give --store the ones Redis takes, redis://user:password@host:port/db (the user "default" when it names none), and check that the user is enabled.`
+  }
+  if (refused === 'NOAUTH') {
+    return `The Redis store at ${shown} asks for a password, and the URL gives none (NOAUTH): give --store redis://:password@host:port/db, or redis://user:password@host:port/db for an ACL user.`
+  }
+  if (/without any password configured/i.test(error.message)) {
+    return `The Redis store at ${shown} takes no password, and the URL gives one: give --store the URL without it, or set Redis's requirepass.`
+  }
+  // A database other than 0 on a node of a Redis Cluster, which has no other.
+  if (/SELECT is not allowed in cluster mode/.test(error.message)) {
+    return `The Redis store at ${shown} is a Redis Cluster, which has database 0 only: give the URL without a database (or with /0).`
+  }
+  if (/DB index is out of range/i.test(error.message)) {
+    return `The Redis store at ${shown} has no database ${database} (${describe(error)}): Redis has 16, 0 to 15, unless it is set with more databases; give --store a URL with one of its databases.`
+  }
+  return `Cannot reach the Redis store at ${shown}: ${describe(error).replace(/\.$/, '')}. Start Redis there, or give --store another URL.`
 }
 
 /** One log entry, read from Redis: bounded, and in the log's shape. */

@@ -1,5 +1,6 @@
 // The stores a server opens from a URL (`--store redis://…`), one entry
 // each: a new store is its own module (`*-store.ts`) and an entry here.
+import type { FleetOptions } from './fleet-options.ts'
 import type { Store, StoreSource } from './store.ts'
 
 /** What a store opened from a URL is given. */
@@ -12,6 +13,8 @@ export interface UrlStoreOptions {
   onLog?: (line: string) => void
   /** The journal every replica shares (`journalLimit` entries), for a store that keeps one. */
   journal?: { limit: number }
+  /** This replica's options, kept as the fleet's when the store holds none yet. */
+  fleet?: FleetOptions
 }
 
 /** A store opened from a URL: the `Store` a server writes through, and its end. */
@@ -21,6 +24,12 @@ export type UrlStore = Store & {
    * in place of its own seed (and of `from`).
    */
   readonly joined: boolean
+  /**
+   * The options the fleet's replicas share, as the store keeps them (this
+   * replica's, when it kept them first), and where, as a message names it;
+   * none when the store keeps none.
+   */
+  readonly fleet?: { options: FleetOptions; where: string }
   close(): Promise<void>
 }
 

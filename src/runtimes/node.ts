@@ -147,6 +147,18 @@ export interface SandboxServer {
   sandbox: SandboxCore
   /** Whether the data came from the store: a data file that held data, or a shared store that already held this sandbox. */
   loadedFromFile: boolean
+  /**
+   * Options that only shape the data a new store is seeded with (`seed`,
+   * `customersPerAccount`, `fixtures`), given other values than the
+   * sandbox a shared store already held was seeded with: unused, since the
+   * store's data fixes them. Empty otherwise.
+   * @example server.unusedOptions // [{ option: 'seed', fleet: 1, own: 7 }]
+   */
+  unusedOptions: readonly {
+    option: string
+    fleet: string | number | boolean
+    own: string | number | boolean
+  }[]
   /** The playground's URL, or null when none is served (not built, or `playground: false`). */
   playgroundUrl: string | null
   /** Stops accepting connections, closes the open ones and flushes the data file. */
@@ -472,6 +484,7 @@ export async function createSandboxServer(
     port: address.port,
     sandbox: app.sandbox,
     loadedFromFile: app.loadedFromFile,
+    unusedOptions: app.unusedOptions,
     playgroundUrl: app.playground
       ? `http://${shownHost}:${address.port}/`
       : null,

@@ -17,6 +17,12 @@ import {
 } from '../model/data-file.ts'
 import type { Store } from '../model/store.ts'
 import { findUrlStore } from '../model/stores.ts'
+import {
+  compareFleetOptions,
+  fleetOptionsOf,
+  type FleetDifference,
+} from '../model/fleet-options.ts'
+import { redactUrl } from '../_utils.ts'
 import { SandboxError } from '../request/errors.ts'
 import type { JournalEntry } from '../request/journal.ts'
 import type { SandboxOptions } from '../options.ts'
@@ -76,6 +82,8 @@ export interface ServerApp {
   sandbox: SandboxCore
   /** Whether the data came from the store: a data file that held data, or a shared store that already held this sandbox. */
   loadedFromFile: boolean
+  /** Options that only shape seeded data, unused since the shared store held this sandbox seeded otherwise. */
+  unusedOptions: readonly FleetDifference[]
   /** Whether a playground is served at `/`. */
   playground: boolean
   /** Closes the store and gives the data file's lock back. */
@@ -311,6 +319,7 @@ export async function createServerApp(
     answerError: (error) => router.answerError(error),
     sandbox,
     loadedFromFile: opened?.loadedFromFile ?? false,
+    unusedOptions: opened?.unused ?? [],
     playground:
       playground !== false &&
       (await stat(resolvePath(playground, 'index.html')).then(
@@ -359,11 +368,20 @@ interface OpenedStore {
   store: Store & { close(): Promise<void> }
   lock?: DataFileLock
   loadedFromFile: boolean
+  /** Options of this replica that only shape seeded data, and that the store's sandbox was seeded otherwise. */
+  unused?: readonly FleetDifference[]
 }
 
 /**
  * Opens the store that `option`'s URL names (`src/model/stores.ts`), which
- * replicas share; one that cannot be reached is a start-up error.
+ * replicas share; one that cannot be reached is a start-up error, and so is
+ * a fleet whose rules differ from this replica's options.
+ *
+ * @note Refused rather than adopted: a replica that took the fleet's rules
+ * over its own command line would run otherwise than its operator wrote,
+ * and the fleet's rules could only change under running replicas by
+ * sending them to every one. A refusal shows at deploy time, before any
+ * traffic, while the replicas already serving go on.
  */
 async function openUrlStore(
   option: string | { url: string; namespace?: string },
@@ -373,18 +391,46 @@ async function openUrlStore(
   const options = typeof option === 'string' ? { url: option } : option
   // The option was checked against the same entries.
   const entry = findUrlStore(options.url)!
+  const own = fleetOptionsOf(sandbox.options)
+  let store: Awaited<ReturnType<typeof entry.open>>
   try {
-    const store = await entry.open(
+    store = await entry.open(
       {
         ...options,
         onLog: (line) => console.error(line),
         journal: { limit: sandbox.options.journalLimit },
+        fleet: own,
       },
       durable,
     )
-    return { store, loadedFromFile: store.joined }
   } catch (error) {
     throw new SandboxStartError((error as Error).message, 1)
+  }
+  const fleet = store.fleet
+  const differences = fleet && compareFleetOptions(fleet.options, own)
+  if (fleet && differences && differences.rules.length > 0) {
+    await store.close()
+    const shown =
+      options.namespace === undefined
+        ? redactUrl(options.url)
+        : `${redactUrl(options.url)} (namespace ${options.namespace})`
+    throw new SandboxStartError(
+      (naming) =>
+        `Refusing to join the sandbox in the store ${shown}: ${differences.rules
+          .map(
+            ({ option: name, fleet: theirs, own: mine }) =>
+              `${naming.name(name)} is ${String(theirs)} in its fleet and ${String(mine)} here`,
+          )
+          .join(
+            '; ',
+          )}, and every replica sharing a store must decide by the same rules. Start this replica with the fleet's values, or give the store another namespace (or database) for a sandbox of its own; to change the fleet's rules, stop every replica and delete ${fleet.where} first.`,
+      1,
+    )
+  }
+  return {
+    store,
+    loadedFromFile: store.joined,
+    unused: store.joined ? (differences?.seeded ?? []) : [],
   }
 }
 

@@ -18,11 +18,12 @@ it('says degraded with the reason while Redis refuses writes, keeps reads, and w
     rateLimit: { limit: 100, windowSeconds: 60 },
     store: { url: redis.url, namespace: 'refusing' },
   })
-  // Without a rate limit, the refused write is the append itself.
+  // Without a rate limit, the refused write is the append itself. A
+  // sandbox of its own: a replica with other rules is refused by the fleet.
   const unlimited = await startServer({
     seed: 1,
     customersPerAccount: 0,
-    store: { url: redis.url, namespace: 'refusing' },
+    store: { url: redis.url, namespace: 'refusing-unlimited' },
   })
   const client = createClient({ url: redis.url }).on('error', () => {})
   await client.connect()
