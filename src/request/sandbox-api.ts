@@ -101,7 +101,7 @@ export async function runSandboxCall(
  * and the next write stores it.
  *
  * @example
- * await storeChange(ctx, () => sandbox.reset(2))
+ * await storeChange(ctx, () => unstored.reset(2))
  */
 export async function storeChange<T>(
   ctx: SandboxContext,
