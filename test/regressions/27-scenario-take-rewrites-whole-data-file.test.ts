@@ -109,7 +109,7 @@ it('stores each queued scenario an API call takes as one short line of a data fi
     await appendFile(bad, `${line}\n`)
     await expect(readDataFile(bad)).rejects.toThrow(/at line \d+ \("taken"/)
   }
-})
+}, 30_000) // two starts on thousands of customers, on a busy machine
 
 it('keeps taken scenarios taken after a kill -9 of the server', async () => {
   const folder = await tempFolder('cts-take-kill-')
