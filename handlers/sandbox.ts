@@ -244,6 +244,8 @@ export interface SurfaceParts {
   operations: readonly OperationDefinition<string>[]
   /** An export without its record lists (see `SurfaceEnv`). */
   exportWithoutRecords: () => SandboxSession
+  /** `reset` and `restore` that do not store (see `SurfaceEnv`). */
+  unstored: Pick<SandboxCore, 'reset' | 'restore'>
 }
 
 /** What a surface route reaches of one sandbox, made once per sandbox. */
@@ -262,6 +264,12 @@ export interface SurfaceEnv {
   sharedRecords: () => { include: object; mask: object }
   /** An export without its record lists, which `sharedRecords` gives. */
   exportWithoutRecords: () => SandboxSession
+  /**
+   * The JavaScript API's `reset` and `restore`, which store what they
+   * changed themselves, without that: a surface call stores what it
+   * changed once it is done (`runSandboxCall`).
+   */
+  unstored: Pick<SandboxCore, 'reset' | 'restore'>
   latencyNow: () => Response
   clockNow: () => Response
   /** The route table the document is folded from: this sandbox's operations and surface routes. */
@@ -313,7 +321,7 @@ const withRecords = <T extends { data: object }>(
 function createSurfaceEnv(
   ctx: SandboxContext,
   sandbox: SandboxCore,
-  { exportWithoutRecords, ...table }: SurfaceParts,
+  { exportWithoutRecords, unstored, ...table }: SurfaceParts,
 ): SurfaceEnv {
   // @note The answers that grow with the data (megabytes at thousands of
   // customers) are written in slices that share the event loop, not built
@@ -357,6 +365,7 @@ function createSurfaceEnv(
       sharedJournal(sandbox.journal.last(), sandbox.journal.size, limit),
     sharedRecords: () => sharedRecords(ctx.db, ctx.revision),
     exportWithoutRecords,
+    unstored,
     table,
     async paced(call, build) {
       await pacer.turn()
@@ -485,12 +494,9 @@ export const SANDBOX_ROUTES: readonly SurfaceRoute<SurfaceEnv>[] = [
       answers: { 200: { schema: schemaRef('SandboxReset') } },
       body: { schema: ResetBodySchema },
     },
-    async (call, { sandbox, ctx }) => {
+    async (call, { sandbox, unstored }) => {
       const { seed } = await call.body(ResetBodySchema)
-      await sandbox.reset(seed)
-      // A fleet's journal and rate-limit counts are kept beside the state.
-      await ctx.storage?.journal?.clear()
-      await ctx.storage?.forgetHits?.()
+      await unstored.reset(seed)
       return json(200, {
         status: 'reset',
         seed: sandbox.seed,
@@ -647,7 +653,7 @@ export const SANDBOX_ROUTES: readonly SurfaceRoute<SurfaceEnv>[] = [
       body: { schema: SnapshotBodySchema },
       throws: ['not_found'],
     },
-    async (call, { sandbox }) => {
+    async (call, { sandbox, unstored }) => {
       const { name } = await call.body(SnapshotBodySchema)
       if (!sandbox.snapshots().some((s) => s.name === name)) {
         throw new SandboxError(
@@ -655,7 +661,7 @@ export const SANDBOX_ROUTES: readonly SurfaceRoute<SurfaceEnv>[] = [
           `There is no snapshot named "${name}"; take one with POST /__sandbox/snapshots.`,
         )
       }
-      await sandbox.restore(name)
+      await unstored.restore(name)
       return json(200, {
         restored: name,
         now: sandbox.clock.now().toISOString(),
@@ -811,7 +817,7 @@ export const DOCUMENT_ROUTE: SurfaceRoute<SurfaceEnv> = route(
  * sandbox, in the order of the route table.
  *
  * @example
- * surfaceRoutes(ctx, sandbox, { routes: SURFACE_ROUTES, operations: OPERATIONS, exportWithoutRecords }).map((route) => `${route.method} ${route.path}`)
+ * surfaceRoutes(ctx, sandbox, { routes: SURFACE_ROUTES, operations: OPERATIONS, exportWithoutRecords, unstored }).map((route) => `${route.method} ${route.path}`)
  */
 export function surfaceRoutes(
   ctx: SandboxContext,

@@ -33,6 +33,12 @@ export interface DataReplacement {
   skipIds?: Partial<Record<IdKind, number>>
   /** Keeps the journal, the scenario queues and the accounts' queues and journal views (a restore). */
   keepJournal?: boolean
+  /**
+   * A whole state that another copy stored (`adopt`): what a fleet keeps
+   * beside the state (its journal, its rate-limit counts) is that copy's
+   * to forget, not this one's.
+   */
+  fromStore?: boolean
 }
 
 /** What the JavaScript API needs of the wiring besides the context. */
@@ -47,6 +53,12 @@ export interface JavaScriptApiWiring {
    * the host's time. Settles when the new data is in.
    */
   replaceData(replacement: DataReplacement): Promise<void>
+  /**
+   * Runs a change of the JavaScript API (`reset`, `load`, `restore`) and
+   * stores what it changed before it settles, as a `/__sandbox/` call's
+   * change is stored, when the sandbox has a durable store.
+   */
+  stored(change: () => Promise<void>): Promise<void>
 }
 
 /**
@@ -73,6 +85,11 @@ export function createJavaScriptApi(
   exportWithoutRecords(): SandboxSession
   /** `sandbox.dump()` with its record lists empty: the seed and the clocks, read now. */
   dumpWithoutRecords(): SandboxData
+  /**
+   * `reset` and `restore` that do not store what they changed: for a
+   * `/__sandbox/` call, which stores it once it is done.
+   */
+  unstored: Pick<SandboxCore, 'reset' | 'restore'>
 } {
   const { options } = ctx
   let seed = wiring.seed
@@ -140,15 +157,50 @@ export function createJavaScriptApi(
     return clocks.length === 0 ? {} : { account_clocks: clocks }
   }
 
-  /** Replaces the data with saved data; `keepJournal` as in a restore. */
+  /**
+   * Replaces the data with saved data; `keepJournal` as in a restore,
+   * `fromStore` for a state another copy stored.
+   */
   const loadData = async (
     input: unknown,
     keepJournal: boolean,
+    fromStore = false,
   ): Promise<void> => {
     const data = parseSandboxData(input)
     seed = data.seed
-    await replaceData({ fill: (db) => insertSavedData(db, data), keepJournal })
+    await replaceData({
+      fill: (db) => insertSavedData(db, data),
+      keepJournal,
+      fromStore,
+    })
     restoreSavedClocks(ctx, data)
+  }
+
+  /** The snapshot kept under `name`; a `RangeError` when there is none. */
+  const snapshotNamed = (name: string) => {
+    const snapshot = snapshots.get(name)
+    if (!snapshot) {
+      throw new RangeError(
+        `Failed to restore the snapshot "${name}": there is none by that name. Snapshots: ${[...snapshots.keys()].join(', ') || 'none'}.`,
+      )
+    }
+    return snapshot
+  }
+
+  const unstored: Pick<SandboxCore, 'reset' | 'restore'> = {
+    reset(nextSeed) {
+      checkSeed(nextSeed)
+      if (nextSeed !== undefined) seed = nextSeed
+      return replaceData()
+    },
+    async restore(name) {
+      const { data } = snapshotNamed(name)
+      await replaceData({
+        fill: (db) => insertSavedData(db, data),
+        keepJournal: true,
+      })
+      restoreSavedClocks(ctx, data)
+    },
   }
 
   /** Saved data around `records`: what `dump()` gives besides them is read now. */
@@ -205,19 +257,8 @@ export function createJavaScriptApi(
       return { accounts, apiKeys, customers, tokens }
     },
     reset(nextSeed) {
-      if (nextSeed !== undefined) {
-        if (
-          !Number.isInteger(nextSeed) ||
-          nextSeed < 0 ||
-          nextSeed > 0xffffffff
-        ) {
-          throw new RangeError(
-            `Failed to reset the sandbox: the seed must be a whole number from 0 to 4294967295 (got ${String(nextSeed)}).`,
-          )
-        }
-        seed = nextSeed
-      }
-      return replaceData()
+      checkSeed(nextSeed)
+      return wiring.stored(() => unstored.reset(nextSeed))
     },
     clock: ctx.clock,
     journal: ctx.journal,
@@ -308,7 +349,7 @@ export function createJavaScriptApi(
         tokens: copy(db.tokens.all()),
       })
     },
-    load: (input) => loadData(input, false),
+    load: (input) => wiring.stored(() => loadData(input, false)),
     async snapshot(name) {
       await ctx.ready
       checkSnapshotName(name)
@@ -330,18 +371,8 @@ export function createJavaScriptApi(
       }
     },
     async restore(name) {
-      const snapshot = snapshots.get(name)
-      if (!snapshot) {
-        throw new RangeError(
-          `Failed to restore the snapshot "${name}": there is none by that name. Snapshots: ${[...snapshots.keys()].join(', ') || 'none'}.`,
-        )
-      }
-      const { data } = snapshot
-      await replaceData({
-        fill: (db) => insertSavedData(db, data),
-        keepJournal: true,
-      })
-      restoreSavedClocks(ctx, data)
+      snapshotNamed(name)
+      return wiring.stored(() => unstored.restore(name))
     },
     snapshots: () =>
       [...snapshots].map(([name, { data, created_at }]) => ({
@@ -354,7 +385,8 @@ export function createJavaScriptApi(
   }
   return {
     sandbox,
-    adopt: (input) => loadData(input, true),
+    unstored,
+    adopt: (input) => loadData(input, true, true),
     exportWithoutRecords: () => {
       settledDb()
       return exportWith(dumpWith(NO_RECORDS))
@@ -407,6 +439,17 @@ function accountView(db: Database, id: string): AccountView | undefined {
     })),
     customer_count: db.customersOf(id).length,
     token_count: db.tokensOf(id).length,
+  }
+}
+
+function checkSeed(seed: number | undefined): void {
+  if (
+    seed !== undefined &&
+    (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff)
+  ) {
+    throw new RangeError(
+      `Failed to reset the sandbox: the seed must be a whole number from 0 to 4294967295 (got ${String(seed)}).`,
+    )
   }
 }
 

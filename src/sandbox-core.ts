@@ -34,6 +34,7 @@ import {
 import { createRateLimiter } from './request/rate-limit.ts'
 import { PERSONA_RATE_LIMIT } from './model/personas.ts'
 import { markTakenFromStore, operationRoute } from './request/pipeline.ts'
+import { storeChange } from './request/sandbox-api.ts'
 import { createRouter, type Router } from './request/router.ts'
 import type { SandboxCore } from './sandbox.ts'
 import {
@@ -184,6 +185,7 @@ export function createSandboxCore(
     fill = defaultDataOf(nextSeed),
     skipIds,
     keepJournal = false,
+    fromStore = false,
   }: DataReplacement): Promise<void> => {
     Object.assign(ctx, createDataParts(resolved, nextSeed, changed, skipIds))
     changed()
@@ -195,14 +197,19 @@ export function createSandboxCore(
     ctx.accounts.clear({ keepQueues: keepJournal })
     ctx.seeded = false
     ctx.ready = fillAndSettle(ctx.db, fill)
-    return ctx.ready
+    const store = ctx.storage
+    if (!store || fromStore) return ctx.ready
+    return Promise.all([ctx.ready, forgetFleetCounts(store, keepJournal)]).then(
+      () => {},
+    )
   }
 
-  const { sandbox, adopt, exportWithoutRecords, dumpWithoutRecords } =
+  const { sandbox, adopt, exportWithoutRecords, dumpWithoutRecords, unstored } =
     createJavaScriptApi(ctx, {
       seed,
       fetch: (request) => router.fetch(request),
       replaceData,
+      stored: (change) => storeChange(ctx, change),
     })
   const router = createRouter(ctx, [
     ...operations.map((spec) => operationRoute(ctx, spec)),
@@ -210,6 +217,7 @@ export function createSandboxCore(
       routes: SURFACE_ROUTES,
       operations,
       exportWithoutRecords,
+      unstored,
     }),
   ])
   const stateReads = {
@@ -350,6 +358,20 @@ function createDurableState(
     },
   }
   return durable
+}
+
+/**
+ * Forgets what a fleet keeps beside its state, as replacing the data
+ * forgets this copy's: the rate-limit counts, and the journal unless
+ * `keepJournal` (a restore). A reset through `/__sandbox/reset` and through
+ * `sandbox.reset()` both come here.
+ */
+async function forgetFleetCounts(
+  store: Store,
+  keepJournal: boolean,
+): Promise<void> {
+  if (!keepJournal) await store.journal?.clear()
+  await store.forgetHits?.()
 }
 
 /** The scenario queues and the latency, as a durable store keeps them. */

@@ -107,6 +107,9 @@ export interface SandboxCore {
   /**
    * Back to the fixtures and the seeded data (with `seed`, a new one);
    * clears the clock, the journal, scenarios, idempotency keys and rate-limit windows.
+   * On a server with a data file or a Redis store, the new state is stored
+   * before it settles, as `POST /__sandbox/reset` stores it, and a fleet's
+   * journal and rate-limit counts are cleared with it.
    * @example beforeEach(() => sandbox.reset())
    */
   reset(seed?: number): Promise<void>
@@ -172,7 +175,9 @@ export interface SandboxCore {
    */
   snapshot(name: string): Promise<SnapshotInfo>
   /**
-   * Puts back the data and clock of a snapshot; the journal and scenarios stay.
+   * Puts back the data and clock of a snapshot; the journal and scenarios
+   * stay, the rate-limit windows start again. On a server with a store, it
+   * is stored before it settles, as `POST /__sandbox/snapshots/restore`.
    * @example await sandbox.restore('before-checkout')
    */
   restore(name: string): Promise<void>

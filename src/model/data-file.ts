@@ -67,6 +67,10 @@ const LINE_KINDS = {
 // an account with its key).
 const RECORD_KINDS = { account: 1, api_key: 1, customer: 1, token: 1 }
 
+// The lines that are not records: parts of the state set whole, a
+// scenario taken.
+const OTHER_KINDS = new Set(['set', 'taken'])
+
 // The parts of the state a `{"set": {...}}` line replaces, each whole.
 const SET_PARTS = new Set<string>([
   'clock',
@@ -82,7 +86,9 @@ const SET_PARTS = new Set<string>([
  * `idempotency_key` that replays it; an account with its API key
  * (`{"account": {...}, "api_key": {...}}`); or parts of the state that
  * replace the snapshot's (`{"set": {"clock": {...}}}`: `clock`,
- * `account_clocks`, `scenarios`). A last line without its newline was cut
+ * `account_clocks`, `scenarios`); or a queued scenario that a call took
+ * (`{"taken": {"account_id": null, "operation": "createCustomer"}}`), taken
+ * from the queues read so far. A last line without its newline was cut
  * short by a crash before it was acknowledged, and is dropped. Anything
  * else that does not parse is a `DataFileError`.
  *
@@ -197,14 +203,14 @@ export async function readDataFile(path: string): Promise<unknown> {
     // account and its API key; parts of the state set whole.
     const kinds = entries.map(([kind]) => kind).toSorted()
     const known = entries.every(
-      ([kind]) => Object.hasOwn(LINE_KINDS, kind) || kind === 'set',
+      ([kind]) => Object.hasOwn(LINE_KINDS, kind) || OTHER_KINDS.has(kind),
     )
     const records = kinds.filter((kind) => Object.hasOwn(RECORD_KINDS, kind))
     const oneWrite = records.length <= 1 || records.join() === 'account,api_key'
     if (entries.length === 0 || !known || !oneWrite) {
       throw unusable(
         at,
-        `expected one of ${[...Object.keys(LINE_KINDS), 'set']
+        `expected one of ${[...Object.keys(LINE_KINDS), ...OTHER_KINDS]
           .map((k) => `{"${k}": {...}}`)
           .join(', ')}`,
       )
@@ -228,6 +234,22 @@ export async function readDataFile(path: string): Promise<unknown> {
         for (const [name, part] of parts) data[name] = part
         continue
       }
+      if (kind === 'taken') {
+        const { account_id, operation } = (record ?? {}) as Partial<
+          Record<string, unknown>
+        >
+        if (
+          typeof operation !== 'string' ||
+          (account_id !== null && typeof account_id !== 'string')
+        ) {
+          throw unusable(
+            at,
+            '"taken" names no operation, or an account id that is not a string or null',
+          )
+        }
+        takeSaved(data.scenarios, account_id, operation)
+        continue
+      }
       const name = LINE_KINDS[kind as keyof typeof LINE_KINDS]
       // A snapshot written before keys were kept has no list for them.
       const list = (data[name] ??= []) as unknown[]
@@ -241,6 +263,44 @@ export async function readDataFile(path: string): Promise<unknown> {
       }
       list.push(record)
     }
+  }
+}
+
+/**
+ * Takes one queued scenario from saved queues as a call takes it (`take` in
+ * `request/scenarios.ts`): the first of `account_id`'s queue (the
+ * sandbox-wide one for `null`) for `operation` or `"*"`, once. Queues that
+ * are not in the format are left for the load to refuse.
+ */
+function takeSaved(
+  scenarios: unknown,
+  accountId: string | null,
+  operation: string,
+): void {
+  if (scenarios === null || typeof scenarios !== 'object') return
+  const saved = scenarios as { queue?: unknown; accounts?: unknown }
+  let holder: { queue?: unknown } | undefined = saved
+  if (accountId !== null) {
+    holder = Array.isArray(saved.accounts)
+      ? (saved.accounts as { account_id?: unknown; queue?: unknown }[]).find(
+          (entry) => entry?.account_id === accountId,
+        )
+      : undefined
+  }
+  const queue = holder?.queue
+  if (!Array.isArray(queue)) return
+  const index = queue.findIndex(
+    (s: { operation?: unknown } | null) =>
+      s?.operation === '*' || s?.operation === operation,
+  )
+  const scenario = queue[index] as { remaining?: unknown } | undefined
+  if (typeof scenario?.remaining !== 'number') return
+  if (--scenario.remaining > 0) return
+  queue.splice(index, 1)
+  // An account whose queue is empty is not among the saved queues.
+  if (accountId !== null && queue.length === 0) {
+    const accounts = saved.accounts as unknown[]
+    accounts.splice(accounts.indexOf(holder), 1)
   }
 }
 
@@ -612,7 +672,8 @@ export interface FlushInfo {
 /**
  * The append-only data file of a running server: a `Store` whose `commit`
  * appends one line (a record, the key that replays it, or both; an account
- * and its key; the clocks or scenarios an admin call set) and fdatasyncs
+ * and its key; the clocks or scenarios an admin call set; a queued scenario
+ * a call took) and fdatasyncs
  * it, writes during one sync sharing the next, and whose `saveState`
  * rewrites the file whole (a compaction).
  */
@@ -794,15 +855,16 @@ export async function openDataFileLog(
       code: 'EIO',
     },
     commit({ created, idempotencyKey, taken, added, set }, undo) {
-      // A taken scenario changes the queues, which only a snapshot holds.
-      if (taken) return enqueue(undefined, undo)
       const line = {
         ...created,
         ...added,
         ...(idempotencyKey && { idempotency_key: idempotencyKey }),
         ...(set && { set }),
+        ...(taken && { taken }),
       }
-      const kept = added !== undefined || set !== undefined
+      // @note A take stays in memory when its line is not stored (the call
+      // has its fault already), as a clock move does: an admin change.
+      const kept = added !== undefined || set !== undefined || !!taken
       return enqueue(Buffer.from(`${JSON.stringify(line)}\n`), undo, kept)
     },
     saveState: () => enqueue(undefined, undefined),

@@ -105,7 +105,7 @@ interface PathEntry {
  * at the root of the matched origin and under the base path.
  *
  * @example
- * const router = createRouter(ctx, [...OPERATIONS.map((spec) => operationRoute(ctx, spec)), ...surfaceRoutes(ctx, sandbox, { routes: SURFACE_ROUTES, operations: OPERATIONS, exportWithoutRecords })])
+ * const router = createRouter(ctx, [...OPERATIONS.map((spec) => operationRoute(ctx, spec)), ...surfaceRoutes(ctx, sandbox, { routes: SURFACE_ROUTES, operations: OPERATIONS, exportWithoutRecords, unstored })])
  * await router.fetch(new Request('http://localhost/__sandbox/health'))
  */
 export function createRouter(

@@ -80,26 +80,48 @@ export async function runSandboxCall(
       )
     },
   }
+  // A read changes nothing: the health check, polled, pays no watch.
+  if (request.method === 'GET') return resolve(sandboxCall)
+  return storeChange(
+    ctx,
+    () => resolve(sandboxCall),
+    (response) => response.status < 300,
+  )
+}
+
+/**
+ * Runs `change`, a change of the sandbox's own state (a `/__sandbox/` call,
+ * or `reset()`, `load()` or `restore()` of the JavaScript API), and stores
+ * what it changed before it settles, when the sandbox has a durable store
+ * and `stores(result)` says the change was made. Only what it changed is
+ * stored: a clock move its clocks, a new key its account and key, a reset
+ * the whole state. When another replica of a fleet wrote first, this copy
+ * takes what the store holds and `change` runs again. A write the store
+ * refuses throws `storage_unavailable` (503); the change stays in memory,
+ * and the next write stores it.
+ *
+ * @example
+ * await storeChange(ctx, () => unstored.reset(2))
+ */
+export async function storeChange<T>(
+  ctx: SandboxContext,
+  change: () => T | Promise<T>,
+  stores: (result: T) => boolean = () => true,
+): Promise<T> {
   const store = ctx.storage
+  if (!store) return change()
   for (let attempt = 1; ; attempt++) {
-    const decidedAt = store?.version?.()
-    // A read changes nothing: the health check, polled, pays no watch.
-    const changes =
-      store && request.method !== 'GET' ? await ctx.watchState() : undefined
-    const response = await resolve(sandboxCall)
-    // @note Only what the call changed is stored: a clock move is its
-    // clocks, a new key its account and key, a reset the whole state; a
-    // call that changed nothing stored (a read, the journal, a snapshot
-    // kept in memory) stores nothing.
-    const change = changes?.()
-    if (!store || response.status >= 300 || change === undefined)
-      return response
-    // @note Answered only once stored; on failure the change stays in
-    // memory and the next write stores it (the data file: the whole state).
+    const decidedAt = store.version?.()
+    const changes = await ctx.watchState()
+    const result = await change()
+    // @note A call that changed nothing stored (a read, the journal, a
+    // snapshot kept in memory) stores nothing.
+    const changed = changes()
+    if (!stores(result) || changed === undefined) return result
     try {
-      if (change === 'whole') await store.saveState(decidedAt)
-      else await store.commit(change, undefined, decidedAt)
-      return response
+      if (changed === 'whole') await store.saveState(decidedAt)
+      else await store.commit(changed, undefined, decidedAt)
+      return result
     } catch (error) {
       if (!(error instanceof StoreConflict) || !store.resync)
         throw storageUnavailable(error as Error, store)
