@@ -33,9 +33,10 @@ function checkerFor(sandbox: SandboxCore): Checker {
   return checker
 }
 
-// Headers of HTTP itself and of CORS, which no operation declares.
+// Headers of HTTP itself, of CORS and of a browser's framing rules (the
+// server's on its admin surface), which no operation declares.
 const GENERIC_HEADERS =
-  /^(?:content-type|content-length|date|connection|keep-alive|transfer-encoding|vary|access-control-.*)$/
+  /^(?:content-type|content-length|date|connection|keep-alive|transfer-encoding|vary|access-control-.*|content-security-policy|x-frame-options)$/
 
 const escape = (part: string): string =>
   part.replace(/~/g, '~0').replace(/\//g, '~1')

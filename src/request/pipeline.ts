@@ -40,8 +40,9 @@ const IDEMPOTENCY_KEY = /^[\x20-\x7e]{1,255}$/
 
 /**
  * Thrown when a reset (or load, restore) replaced the data a request was
- * sent to while it waited: like a restarted server, the sandbox drops it
- * rather than write into the new data and take the first of its new ids.
+ * sent to while it waited: like a restarted server, a sandbox of its own
+ * drops it rather than write into the new data and take the first of its
+ * new ids; a replica of a fleet answers it `503` with `Retry-After`.
  */
 const DROPPED = Symbol('dropped by a reset')
 
@@ -51,8 +52,9 @@ const takenFromStore = new WeakSet<Database>()
 
 /**
  * Marks `db` as the whole state another replica stored: a request in
- * flight when it came is answered `503` with `Retry-After`, where one that
- * a reset of this sandbox's own caller overtook is dropped.
+ * flight when it came is answered `503` with `Retry-After`, as one that a
+ * reset through this replica overtook is; in a sandbox with no shared
+ * store, one that a reset overtook is dropped.
  *
  * @example
  * await adopt(state)
@@ -351,10 +353,16 @@ export async function runOperation(
       keys.abandon(idempotencyKey)
     }
     if (error === DROPPED) {
-      if (!takenFromStore.has(ctx.db)) return Response.error()
+      const taken = takenFromStore.has(ctx.db)
+      // @note A replica answers what its own reset overtook as the others
+      // do: behind a load balancer, which replica ran the reset is chance,
+      // and a closed connection would read as a replica that died.
+      if (!taken && ctx.storage?.sync === undefined) return Response.error()
       throw new SandboxError(
         'storage_unavailable',
-        'Another replica stored a whole new state (a reset, a restore, or the state after many changes) while this request was answered, so it was not stored and nothing was changed. Retry it.',
+        taken
+          ? 'Another replica stored a whole new state (a reset, a restore, or the state after many changes) while this request was answered, so it was not stored and nothing was changed. Retry it.'
+          : 'This replica stored a whole new state (a reset or a restored snapshot) while this request was answered, so it was not stored and nothing was changed. Retry it.',
         { headers: { 'retry-after': '1' } },
       )
     }

@@ -96,6 +96,14 @@ export const CORS_ALLOW_HEADERS =
 export const CORS_EXPOSE_HEADERS =
   'X-Request-Id, Retry-After, RateLimit, RateLimit-Policy, Idempotent-Replayed, WWW-Authenticate, Allow, ETag, Accept-Post'
 
+// @note A page elsewhere must not frame the playground or the admin surface
+// and trick a click on "Reset to the seed" (clickjacking): CSP for today's
+// browsers, X-Frame-Options for those that predate frame-ancestors.
+const NO_FRAMING: [string, string][] = [
+  ['content-security-policy', "frame-ancestors 'none'"],
+  ['x-frame-options', 'DENY'],
+]
+
 const LOOPBACK = /^(127(?:\.\d{1,3}){3}|::1|localhost|\[::1\])$/i
 
 /** Whether `host` only accepts connections from this machine. */
@@ -289,6 +297,12 @@ export async function createServerApp(
       : headers
   }
 
+  /** The headers the server adds to the sandbox's answer to `request`: CORS, and on the admin surface no framing. */
+  const headersOf = (request: Request): [string, string][] => {
+    const headers = corsOf(request)
+    return verdictOf(request).sandboxApi ? [...headers, ...NO_FRAMING] : headers
+  }
+
   const serveFiles: ServerMiddleware = (request, next) =>
     verdictOf(request).owned
       ? next()
@@ -309,7 +323,7 @@ export async function createServerApp(
     ],
     // @note The CORS headers join the sandbox's answer as it is built: set
     // afterwards, they would make it build a `Headers` of all its own.
-    (request) => router.fetch(request, corsOf(request)),
+    (request) => router.fetch(request, headersOf(request)),
   )
 
   let closing: Promise<void> | undefined
@@ -554,6 +568,7 @@ async function serveFile(
         'content-type': type,
         'content-length': String(body.length),
         'x-content-type-options': 'nosniff',
+        ...Object.fromEntries(NO_FRAMING),
         // Vite names the files under assets/ by their content hash.
         'cache-control': path.startsWith('/assets/')
           ? 'public, max-age=31536000, immutable'
