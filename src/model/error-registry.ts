@@ -137,9 +137,9 @@ export const ERROR_REGISTRY = {
   },
   storage_unavailable: {
     ...ERROR_CODES.storage_unavailable,
-    when: 'Only on a server with `--data-file`: the write could not be stored (disk full, file too large, read-only, I/O error), so nothing was created; `Retry-After` says when to try again and `GET /__sandbox/health` answers 503 `degraded` until a write succeeds.',
+    when: 'Only on a server with a store: the data file could not take the write (disk full, file too large, read-only, I/O error), or its Redis store was unreachable, silent past its timeout or refused it; or, in a fleet, another replica replaced the whole state while the request was in flight, or kept writing first. The detail says whether anything may have been stored; `Retry-After` says when to try again (a keyed retry replays a write that was stored), and `GET /__sandbox/health` answers 503 `degraded` while the store is at fault.',
     trigger:
-      'Start the server with --data-file on a full disk (or under `ulimit -f`), then create a customer.',
+      'Start the server with --data-file on a full disk (or under `ulimit -f`), or with --store redis://… and stop Redis, then create a customer.',
   },
   internal_error: {
     ...ERROR_CODES.internal_error,
