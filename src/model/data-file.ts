@@ -739,6 +739,18 @@ function processState(pid: number): string | undefined {
   return line.slice(line.lastIndexOf(')') + 2)[0]
 }
 
+/**
+ * The storage error of a data file replaced, removed or changed by another
+ * program while the server ran (`DATA_FILE_REPLACED`).
+ */
+const replacedError = (): Error =>
+  Object.assign(
+    new Error(
+      'The data file was replaced, removed or changed by another program while the server ran, so the server stopped writing it: restart the server to load the file now there, or move its file back.',
+    ),
+    { code: 'DATA_FILE_REPLACED' },
+  )
+
 /** What a completed snapshot (compaction) of the data file reports. */
 export interface FlushInfo {
   /** Wall-clock ms when the state was taken: every write acknowledged before it is in the file. */
@@ -811,6 +823,36 @@ export async function openDataFileLog(
   let running: Promise<void> | undefined
   // Admin changes appended since the last snapshot.
   let changes = 0
+  // Whether another program wrote the file this log appends to: it then
+  // holds what this log did not write, and is never written again.
+  let foreign = false
+
+  /**
+   * Throws `DATA_FILE_REPLACED` when the file at `path` is no longer the one
+   * this log appends to and holds what it wrote: renamed over or removed
+   * (the handle's file has no name there), or, for an append (`whole`
+   * false), grown or cut by another program (its size is not the log's).
+   * @note A write stored there would be lost on restart, or land in a file
+   * the operator put in place: nothing is written until the file is back,
+   * and no snapshot replaces the operator's file.
+   */
+  const checkFile = async (whole: boolean): Promise<void> => {
+    if (handle === undefined) return
+    const [own, there] = await Promise.all([
+      handle.stat({ bigint: true }),
+      stat(path, { bigint: true }).catch((error: NodeJS.ErrnoException) => {
+        if (error.code === 'ENOENT') return undefined
+        throw error
+      }),
+    ])
+    if (!whole && own.size !== BigInt(size)) foreign = true
+    const moved =
+      there === undefined ||
+      own.nlink === 0n ||
+      there.ino !== own.ino ||
+      there.dev !== own.dev
+    if (moved || foreign) throw replacedError()
+  }
 
   const compact = async (): Promise<number> => {
     const snapshotAt = Date.now()
@@ -881,6 +923,7 @@ export async function openDataFileLog(
       // memory is then either in the file already or in this batch.
       const batch = queue.splice(0)
       try {
+        await checkFile(whole)
         if (whole) {
           // The snapshot holds the batch's records too.
           await compact()
@@ -889,12 +932,6 @@ export async function openDataFileLog(
           try {
             await writeAll(handle!, buffer)
             await handle!.datasync()
-            size += buffer.length
-            // @note Admin lines add nothing to the data, so they alone do not
-            // grow the file without end: past a bound, the next write is a
-            // snapshot that holds them.
-            changes += batch.filter((entry) => entry.kept).length
-            if (changes >= MAX_CHANGES_BETWEEN_STATES) stale = true
           } catch (error) {
             // @note Never leave half a line behind: the next append would
             // glue onto it and make the file unreadable.
@@ -903,6 +940,19 @@ export async function openDataFileLog(
             })
             throw error
           }
+          size += buffer.length
+          // @note Checked again once stored: a file replaced meanwhile got
+          // these lines, which no restart reads. They are refused, and were
+          // the file put back, a snapshot would replace it, without them.
+          await checkFile(false).catch((error: Error) => {
+            stale = true
+            throw error
+          })
+          // @note Admin lines add nothing to the data, so they alone do not
+          // grow the file without end: past a bound, the next write is a
+          // snapshot that holds them.
+          changes += batch.filter((entry) => entry.kept).length
+          if (changes >= MAX_CHANGES_BETWEEN_STATES) stale = true
         }
       } catch (error) {
         fail(batch, error as Error)
