@@ -409,7 +409,7 @@ const heldLocks = new Set<string>()
  * How often a server refreshes its lock's modification time (its heartbeat),
  * in milliseconds.
  */
-export const LOCK_HEARTBEAT_MS = 2_000
+const LOCK_HEARTBEAT_MS = 2_000
 
 /**
  * How old a lock's heartbeat must be before a server in another PID
@@ -417,7 +417,7 @@ export const LOCK_HEARTBEAT_MS = 2_000
  * milliseconds: such a server cannot see the holder's process, only that
  * the holder stopped refreshing its lock.
  */
-export const LOCK_STALE_AFTER_MS = 10_000
+const LOCK_STALE_AFTER_MS = 10_000
 
 /** Who holds a lock, as its content says. */
 interface LockHolder {
