@@ -860,10 +860,12 @@ export async function openDataFileLog(
     stale = true
     changes = 0
     const bytes = await writeSnapshot(path, data)
-    // The old handle points at the file the rename replaced.
-    const next = await open(path, 'a')
+    // @note The old handle points at the file the rename replaced: closed
+    // first, so that an open that fails leaves none to take for a file
+    // replaced behind the server's back (the next write snapshots again).
     await handle?.close().catch(() => {})
-    handle = next
+    handle = undefined
+    handle = await open(path, 'a')
     size = bytes
     stale = false
     options.onFlush?.({
