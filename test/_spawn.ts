@@ -30,6 +30,12 @@ export interface SpawnOptions {
    * this many KiB fails with EFBIG, as one fails with ENOSPC on a full disk.
    */
   fileSizeLimitKb?: number
+  /**
+   * Runs it in a PID namespace of its own, as in a container of its own
+   * (`unshare --pid`, root only), where it is pid 1. The spawned process is
+   * `unshare`: SIGKILL it, and the CLI gets SIGTERM.
+   */
+  ownPidNamespace?: boolean
 }
 
 /** A flag by which a command line names its own store. */
@@ -89,12 +95,20 @@ export function storeFlagsUnderTest(
 export function spawnCli(
   args: string[],
   env: Record<string, string> = {},
-  { fileSizeLimitKb }: SpawnOptions = {},
+  { fileSizeLimitKb, ownPidNamespace }: SpawnOptions = {},
 ): Spawned {
   // @note Before the test's flags: one of them given without its value, at
   // the end, still lacks it rather than taking the next flag as its value.
   const storeFlags = storeFlagsUnderTest(args, env)
-  const argv = [process.execPath, BIN, ...storeFlags, ...args]
+  const argv = [
+    ...(ownPidNamespace
+      ? ['unshare', '--pid', '--fork', '--mount-proc', '--kill-child=SIGTERM']
+      : []),
+    process.execPath,
+    BIN,
+    ...storeFlags,
+    ...args,
+  ]
   // @note `exec` keeps the pid: a signal sent to the child reaches the CLI.
   const [command, ...rest] =
     fileSizeLimitKb === undefined

@@ -2,6 +2,7 @@
 import {
   link,
   lstat,
+  lutimes,
   open,
   readdir,
   readFile,
@@ -15,7 +16,8 @@ import {
   type FileHandle,
 } from 'node:fs/promises'
 import { constants } from 'node:buffer'
-import { readFileSync } from 'node:fs'
+import { readFileSync, readlinkSync } from 'node:fs'
+import { hostname } from 'node:os'
 import { dirname, basename, join, resolve as resolvePath } from 'node:path'
 import { createInterface } from 'node:readline'
 import type { SandboxData } from './schemas.ts'
@@ -463,6 +465,62 @@ export async function removeStaleTempFiles(path: string): Promise<number> {
 // them was left by a killed server that had our pid before us.
 const heldLocks = new Set<string>()
 
+/**
+ * How often a server refreshes its lock's modification time (its heartbeat),
+ * in milliseconds.
+ */
+const LOCK_HEARTBEAT_MS = 2_000
+
+/**
+ * How old a lock's heartbeat must be before a server in another PID
+ * namespace (another container) or on another host takes it over, in
+ * milliseconds: such a server cannot see the holder's process, only that
+ * the holder stopped refreshing its lock.
+ */
+const LOCK_STALE_AFTER_MS = 10_000
+
+/** Who holds a lock, as its content says. */
+interface LockHolder {
+  pid: number
+  /**
+   * Where `pid` means something: host name, PID namespace and boot, or
+   * `undefined` for a lock of an older server, which held only its pid.
+   */
+  place: string | undefined
+  host: string | undefined
+  /** When it was taken (ms), if the lock says so. */
+  since: number | undefined
+  /** Its last heartbeat (ms): the lock's modification time. */
+  beat: number
+}
+
+/**
+ * Where this process's pid means something: its host name, its PID
+ * namespace (`/proc/self/ns/pid`; two containers both have a pid 1) and the
+ * boot of its machine (a lock from before a reboot names a pid of then).
+ * `-` stands for what this system does not show.
+ */
+function ownPlace(): string {
+  const read = (reader: () => string): string => {
+    try {
+      return reader().trim() || '-'
+    } catch {
+      return '-'
+    }
+  }
+  // @note Cut short so that the whole lock fits a symbolic link's inode (on
+  // a full disk); the boot id, not the name, tells machines apart.
+  const host = hostname().replace(/\s+/g, '_').slice(0, 16) || '-'
+  const namespace = read(() => readlinkSync('/proc/self/ns/pid')).replace(
+    /^pid:\[(\d+)\]$/,
+    '$1',
+  )
+  const boot = read(() =>
+    readFileSync('/proc/sys/kernel/random/boot_id', 'utf8'),
+  ).slice(0, 8)
+  return `${host} ${namespace} ${boot}`
+}
+
 /** A held `<file>.lock`. */
 export interface DataFileLock {
   /** Removes the lock file if it is still ours. */
@@ -470,10 +528,13 @@ export interface DataFileLock {
 }
 
 /**
- * Takes `<path>.lock`, holding this process's pid, so that only one server
- * writes a data file. A lock whose holder is no longer running is taken over.
- * Throws a `DataFileError` naming the file and the holder's pid when another
- * process holds it.
+ * Takes `<path>.lock`, so that only one server writes a data file. The lock
+ * holds `<pid> <host> <pid namespace> <boot id> <since>`, and its holder
+ * touches it every {@link LOCK_HEARTBEAT_MS}. A lock whose holder is no longer
+ * running is taken over: at once where its pid can be checked (this host and
+ * PID namespace), else once its heartbeat is older than
+ * {@link LOCK_STALE_AFTER_MS}. Throws a `DataFileError` naming the file and
+ * the holder when another process holds it.
  *
  * @example
  * const lock = await lockDataFile('sandbox.json')
@@ -482,11 +543,13 @@ export interface DataFileLock {
 export async function lockDataFile(path: string): Promise<DataFileLock> {
   const lockPath = `${path}.lock`
   const temp = join(dirname(path), `.${basename(path)}.lock.${process.pid}.tmp`)
-  const pid = String(process.pid)
-  // @note On a full disk no file can hold the pid: the lock is then a
-  // symbolic link whose target is the pid, which needs no data block and is
-  // made in one step too, so a server restarts there (read-only).
-  const full = await writeFile(temp, pid).then(
+  const place = ownPlace()
+  const token = `${process.pid} ${place} ${Math.floor(Date.now() / 1000)}`
+  // @note On a full disk no file can hold the token: the lock is then a
+  // symbolic link whose target is the token, which needs no data block (a
+  // short one lives in the inode) and is made in one step too, so a server
+  // restarts there (read-only).
+  const full = await writeFile(temp, token).then(
     () => false,
     async (error: NodeJS.ErrnoException) => {
       await unlink(temp).catch(() => {})
@@ -497,8 +560,8 @@ export async function lockDataFile(path: string): Promise<DataFileLock> {
   for (let attempt = 0; ; attempt++) {
     try {
       // @note link() and symlink() fail if the lock exists, and never show
-      // a lock without its pid, as open(O_EXCL) followed by a write would.
-      if (full) await symlink(pid, lockPath)
+      // a lock without its content, as open(O_EXCL) followed by a write would.
+      if (full) await symlink(token, lockPath)
       else await link(temp, lockPath)
       break
     } catch (error) {
@@ -508,31 +571,48 @@ export async function lockDataFile(path: string): Promise<DataFileLock> {
       }
     }
     const holder = await lockHolder(lockPath)
-    // @note Containers hand out the same small pids again: a lock with our
-    // pid that this process does not hold is a killed server's.
-    const ours = holder === process.pid && !heldLocks.has(resolvePath(lockPath))
-    if (attempt < 2 && (ours || !isRunning(holder))) {
+    if (
+      attempt < 2 &&
+      (holder === undefined || !isLive(holder, place, lockPath))
+    ) {
       // The holder died without releasing it (kill -9): take it over.
-      await unlink(lockPath).catch(() => {})
+      if (holder !== undefined) await unlink(lockPath).catch(() => {})
       continue
     }
     await unlink(temp).catch(() => {})
-    throw inUse(path, holder, lockPath)
+    throw inUse(path, holder, place, lockPath)
   }
   await unlink(temp).catch(() => {})
   let released = false
   heldLocks.add(resolvePath(lockPath))
+  const ours = async (): Promise<boolean> =>
+    (await lockText(lockPath)) === token
+  // @note A server in another container cannot see this process: the lock's
+  // modification time, refreshed here, is how it knows we still run.
+  // Unref'd: the heartbeat keeps no process alive.
+  const heartbeat = setInterval(() => {
+    void ours()
+      .then(async (still) => {
+        if (!still) return clearInterval(heartbeat)
+        const now = new Date()
+        await lutimes(lockPath, now, now)
+      })
+      .catch(() => {})
+  }, LOCK_HEARTBEAT_MS)
+  heartbeat.unref()
   const lock: DataFileLock = {
     async release() {
       if (released) return
       released = true
-      if ((await lockHolder(lockPath)) === process.pid)
-        await unlink(lockPath).catch(() => {})
+      clearInterval(heartbeat)
+      // @note The whole token, not the pid: a server in another container
+      // may have our pid, and a lock it took over is not ours to remove.
+      if (await ours()) await unlink(lockPath).catch(() => {})
       heldLocks.delete(resolvePath(lockPath))
     },
   }
   try {
-    await refuseOtherNames(path)
+    await refuseOtherNames(path, place)
   } catch (error) {
     await lock.release()
     throw error
@@ -540,15 +620,50 @@ export async function lockDataFile(path: string): Promise<DataFileLock> {
   return lock
 }
 
-/**
- * The pid a lock names: the target of its link, or the content of a lock
- * file that an earlier release wrote (0 when it names none).
- */
-async function lockHolder(lockPath: string): Promise<number> {
-  const text = await readlink(lockPath).catch(() =>
-    readFile(lockPath, 'utf8').catch(() => ''),
+/** The content of a lock: the target of its link, or the content of its file. */
+async function lockText(lockPath: string): Promise<string | undefined> {
+  return readlink(lockPath).catch(() =>
+    readFile(lockPath, 'utf8').catch(() => undefined),
   )
-  return Number(text.trim())
+}
+
+/**
+ * Who holds a lock, or `undefined` when it is gone. A lock of an older
+ * server holds its pid alone (0 when it names none).
+ */
+async function lockHolder(lockPath: string): Promise<LockHolder | undefined> {
+  const [text, info] = await Promise.all([
+    lockText(lockPath),
+    lstat(lockPath).catch(() => undefined),
+  ])
+  if (text === undefined || info === undefined) return undefined
+  const [pid = '', host, namespace, boot, since, ...rest] = text
+    .trim()
+    .split(' ')
+  const complete = since !== undefined && rest.length === 0
+  return {
+    pid: Number(pid),
+    place: complete ? `${host} ${namespace} ${boot}` : undefined,
+    host: complete ? host : undefined,
+    since: complete && since ? Number(since) * 1000 : undefined,
+    beat: info.mtimeMs,
+  }
+}
+
+/**
+ * Whether a lock's holder may still run. Where its pid is ours to check (the
+ * same host, PID namespace and boot, or an older lock that says nothing of
+ * them): whether that pid runs, and is not this process unless this process
+ * took this lock. Elsewhere: whether its heartbeat is recent.
+ */
+function isLive(holder: LockHolder, place: string, lockPath: string): boolean {
+  if (holder.place !== undefined && holder.place !== place)
+    return Date.now() - holder.beat <= LOCK_STALE_AFTER_MS
+  // @note Containers hand out the same small pids again: a lock with our
+  // pid that this process does not hold is a killed server's (a container
+  // restarted in the same namespace).
+  if (holder.pid === process.pid) return heldLocks.has(resolvePath(lockPath))
+  return isRunning(holder.pid)
 }
 
 // What the folder of a data file lacks, by the code of a failed create.
@@ -582,11 +697,38 @@ function cannotLock(
   )
 }
 
-const inUse = (path: string, holder: number, lockPath: string) =>
-  new DataFileError(
+/** Why a data file is refused while `holder` holds its lock, and what to do. */
+function inUse(
+  path: string,
+  holder: LockHolder | undefined,
+  place: string,
+  lockPath: string,
+): DataFileError {
+  const pid = holder?.pid || 'unknown'
+  const since =
+    holder?.since === undefined
+      ? ''
+      : ` since ${new Date(holder.since).toISOString()}`
+  if (holder?.place === undefined || holder.place === place) {
+    return new DataFileError(
+      (naming) =>
+        `The data file ${path} is in use by another sandbox server (pid ${pid}, lock file ${lockPath})${since}. Stop that server, or give ${naming.name('dataFile')} another path. If pid ${pid} is not a sandbox server, delete ${lockPath}: a killed server left it.`,
+    )
+  }
+  const [host, namespace] = holder.place.split(' ')
+  const [ownHost, ownNamespace] = place.split(' ')
+  const where =
+    host !== ownHost
+      ? `on host ${host}`
+      : namespace !== ownNamespace
+        ? `in another PID namespace (another container) on host ${host}`
+        : `on another machine named ${host}`
+  const age = Math.max(0, Math.round((Date.now() - holder.beat) / 1000))
+  return new DataFileError(
     (naming) =>
-      `The data file ${path} is in use by another sandbox server (pid ${holder || 'unknown'}, lock file ${lockPath}). Stop that server, or give ${naming.name('dataFile')} another path. If pid ${holder || 'unknown'} is not a sandbox server, delete ${lockPath}: a killed server left it.`,
+      `The data file ${path} is in use by another sandbox server (pid ${pid} ${where}, lock file ${lockPath})${since}, which refreshed its lock ${age} s ago. Stop that server, or give ${naming.name('dataFile')} another path. If it is gone, its lock is taken over ${LOCK_STALE_AFTER_MS / 1000} s after its last refresh: start this server again then.`,
   )
+}
 
 /**
  * Refuses a data file that has more than one name (hard links): each has a
@@ -595,7 +737,7 @@ const inUse = (path: string, holder: number, lockPath: string) =>
  * parts it from its other names. Throws a `DataFileError`: "in use" when a
  * server holds another name in the same folder, else what to do.
  */
-async function refuseOtherNames(path: string): Promise<void> {
+async function refuseOtherNames(path: string, place: string): Promise<void> {
   const file = await stat(path).catch(() => undefined)
   // A folder counts its subfolders' links: the read says it is no file.
   if (file === undefined || !file.isFile() || file.nlink <= 1) return
@@ -613,11 +755,8 @@ async function refuseOtherNames(path: string): Promise<void> {
     if (same?.ino !== file.ino || same.dev !== file.dev) continue
     const lockPath = join(folder, entry)
     const holder = await lockHolder(lockPath)
-    const live =
-      holder === process.pid
-        ? heldLocks.has(resolvePath(lockPath))
-        : isRunning(holder)
-    if (live) throw inUse(path, holder, lockPath)
+    if (holder !== undefined && isLive(holder, place, lockPath))
+      throw inUse(path, holder, place, lockPath)
   }
   throw new DataFileError(
     `The data file ${path} has ${file.nlink} names (hard links); it was left untouched. Each name would get a lock of its own, so a second server could write the same data through another name, and each save replaces the file by a new one, which parts it from its other names. Give it one name: remove the others (find them with find / -xdev -samefile ${path}), or make them symbolic links (ln -s), which lead to the one file and its one lock.`,
@@ -659,6 +798,18 @@ function processState(pid: number): string | undefined {
   }
   return line.slice(line.lastIndexOf(')') + 2)[0]
 }
+
+/**
+ * The storage error of a data file replaced, removed or changed by another
+ * program while the server ran (`DATA_FILE_REPLACED`).
+ */
+const replacedError = (): Error =>
+  Object.assign(
+    new Error(
+      'The data file was replaced, removed or changed by another program while the server ran, so the server stopped writing it: restart the server to load the file now there, or move its file back.',
+    ),
+    { code: 'DATA_FILE_REPLACED' },
+  )
 
 /** What a completed snapshot (compaction) of the data file reports. */
 export interface FlushInfo {
@@ -733,6 +884,36 @@ export async function openDataFileLog(
   let running: Promise<void> | undefined
   // Admin changes appended since the last snapshot.
   let changes = 0
+  // Whether another program wrote the file this log appends to: it then
+  // holds what this log did not write, and is never written again.
+  let foreign = false
+
+  /**
+   * Throws `DATA_FILE_REPLACED` when the file at `path` is no longer the one
+   * this log appends to and holds what it wrote: renamed over or removed
+   * (the handle's file has no name there), or, for an append (`whole`
+   * false), grown or cut by another program (its size is not the log's).
+   * @note A write stored there would be lost on restart, or land in a file
+   * the operator put in place: nothing is written until the file is back,
+   * and no snapshot replaces the operator's file.
+   */
+  const checkFile = async (whole: boolean): Promise<void> => {
+    if (handle === undefined) return
+    const [own, there] = await Promise.all([
+      handle.stat({ bigint: true }),
+      stat(path, { bigint: true }).catch((error: NodeJS.ErrnoException) => {
+        if (error.code === 'ENOENT') return undefined
+        throw error
+      }),
+    ])
+    if (!whole && own.size !== BigInt(size)) foreign = true
+    const moved =
+      there === undefined ||
+      own.nlink === 0n ||
+      there.ino !== own.ino ||
+      there.dev !== own.dev
+    if (moved || foreign) throw replacedError()
+  }
 
   const compact = async (): Promise<number> => {
     const snapshotAt = Date.now()
@@ -740,10 +921,12 @@ export async function openDataFileLog(
     stale = true
     changes = 0
     const bytes = await writeSnapshot(path, data)
-    // The old handle points at the file the rename replaced.
-    const next = await open(path, 'a')
+    // @note The old handle points at the file the rename replaced: closed
+    // first, so that an open that fails leaves none to take for a file
+    // replaced behind the server's back (the next write snapshots again).
     await handle?.close().catch(() => {})
-    handle = next
+    handle = undefined
+    handle = await open(path, 'a')
     size = bytes
     stale = false
     options.onFlush?.({
@@ -803,6 +986,7 @@ export async function openDataFileLog(
       // memory is then either in the file already or in this batch.
       const batch = queue.splice(0)
       try {
+        await checkFile(whole)
         if (whole) {
           // The snapshot holds the batch's records too.
           await compact()
@@ -811,12 +995,6 @@ export async function openDataFileLog(
           try {
             await writeAll(handle!, buffer)
             await handle!.datasync()
-            size += buffer.length
-            // @note Admin lines add nothing to the data, so they alone do not
-            // grow the file without end: past a bound, the next write is a
-            // snapshot that holds them.
-            changes += batch.filter((entry) => entry.kept).length
-            if (changes >= MAX_CHANGES_BETWEEN_STATES) stale = true
           } catch (error) {
             // @note Never leave half a line behind: the next append would
             // glue onto it and make the file unreadable.
@@ -825,6 +1003,19 @@ export async function openDataFileLog(
             })
             throw error
           }
+          size += buffer.length
+          // @note Checked again once stored: a file replaced meanwhile got
+          // these lines, which no restart reads. They are refused, and were
+          // the file put back, a snapshot would replace it, without them.
+          await checkFile(false).catch((error: Error) => {
+            stale = true
+            throw error
+          })
+          // @note Admin lines add nothing to the data, so they alone do not
+          // grow the file without end: past a bound, the next write is a
+          // snapshot that holds them.
+          changes += batch.filter((entry) => entry.kept).length
+          if (changes >= MAX_CHANGES_BETWEEN_STATES) stale = true
         }
       } catch (error) {
         fail(batch, error as Error)
