@@ -50,9 +50,15 @@ const IGNORABLE =
 const SPACES =
   '\\t\\n\\r\\u0020\\u00A0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000'
 // Nothing any text holds: control characters other than tab and line
-// breaks (whitespace, kept as sent), and unpaired surrogates.
+// breaks (whitespace, kept as sent), and unpaired surrogates (with the `u`
+// flag a surrogate range matches only those).
 const NOT_TEXT =
-  '\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F-\\u009F\\p{Cs}'
+  '\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F-\\u009F\\uD800-\\uDFFF'
+// Combining marks, which need a base: the Combining Diacritical Marks
+// blocks. Written as ranges, not `\p{M}`, which not every pattern reader
+// takes.
+const MARKS =
+  '\\u0300-\\u036F\\u1AB0-\\u1AFF\\u1DC0-\\u1DFF\\u20D0-\\u20FF\\uFE20-\\uFE2F'
 
 /**
  * What counts as a visible character, as an ECMA-262 pattern (with the `u`
@@ -61,14 +67,14 @@ const NOT_TEXT =
  * those of the Basic Multilingual Plane: zero-width spaces and joiners, the
  * bidirectional marks, embeddings, overrides and isolates, the soft hyphen,
  * invisible operators, variation selectors), Hangul fillers, the braille
- * blank, combining marks (which need a base) and control characters or
+ * blank, combining diacritical marks (which need a base) and control characters or
  * unpaired surrogates. Here, apart from the schemas, so that the Playwright
  * fixture can use it without zod.
  *
  * @example
  * new RegExp(VISIBLE_CHARACTER_PATTERN, 'u').test('\u200E') // false
  */
-export const VISIBLE_CHARACTER_PATTERN = `[^\\s${IGNORABLE}\\p{M}\\u2800${NOT_TEXT}]`
+export const VISIBLE_CHARACTER_PATTERN = `[^\\s${IGNORABLE}${MARKS}\\u2800${NOT_TEXT}]`
 
 /**
  * A character that no free text may hold anywhere, as an ECMA-262 pattern
@@ -89,7 +95,7 @@ export const NOT_TEXT_PATTERN = `[${NOT_TEXT}]`
  * @example
  * new RegExp(VISIBLE_TEXT_PATTERN, 'u').test('\u0301\u0301') // false
  */
-export const VISIBLE_TEXT_PATTERN = `^[${SPACES}${IGNORABLE}\\p{M}\\u2800]*${VISIBLE_CHARACTER_PATTERN}[^${NOT_TEXT}]*$`
+export const VISIBLE_TEXT_PATTERN = `^[${SPACES}${IGNORABLE}${MARKS}\\u2800]*${VISIBLE_CHARACTER_PATTERN}[^${NOT_TEXT}]*$`
 
 /**
  * The rule of a free text that may be empty, anchored: no control character

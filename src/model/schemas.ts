@@ -114,9 +114,10 @@ const NOT_TEXT = new RegExp(NOT_TEXT_PATTERN, 'u')
 /**
  * A free-text field: `min` to `max` characters as sent, counted in code points
  * as JSON Schema's `minLength`/`maxLength` count them, with no control
- * character or unpaired surrogate, and (unless `min` is 0) at least one
- * visible character, which a combining mark alone is not. The bounds and the pattern are stated in the
- * generated JSON Schema, so the OpenAPI document says exactly what passes.
+ * character (but tab and line breaks) or unpaired surrogate, and (unless
+ * `min` is 0) at least one visible character, which a combining mark alone
+ * is not. The bounds and the pattern are stated in the generated JSON
+ * Schema, so the OpenAPI document says exactly what passes.
  *
  * @example
  * textSchema('name', { min: 1, max: 200 }).safeParse('\u200B') // fails: nothing visible
