@@ -187,8 +187,12 @@ export function queueScenario(
   }
 }
 
+/** The largest `?limit=N` of a journal read: seven digits. */
+const LIMIT_MAX = 9_999_999
+
 /**
- * Reads the `?limit=N` of a journal read; anything but a whole number is a `422`.
+ * Reads the `?limit=N` of a journal read; anything but a whole number from 0
+ * to `LIMIT_MAX` is a `422`.
  *
  * @example
  * sandbox.journal.list(readLimit(new URL('http://x/__sandbox/requests?limit=5')))
@@ -199,8 +203,8 @@ export function readLimit(url: URL): { limit?: number } {
     throw validationError([
       {
         field: 'limit',
-        code: 'invalid_type',
-        message: 'limit must be a whole number of at least 0',
+        code: /^\d+$/.test(raw) ? 'out_of_range' : 'invalid_type',
+        message: `limit must be a whole number from 0 to ${LIMIT_MAX}, not ${JSON.stringify(clip(raw, 40))}`,
       },
     ])
   }
@@ -405,7 +409,7 @@ export const LIMIT_PARAMETER: SurfaceParameter = {
   name: 'limit',
   in: 'query',
   required: false,
-  schema: { type: 'integer', minimum: 0 },
+  schema: { type: 'integer', minimum: 0, maximum: LIMIT_MAX },
 }
 
 /**

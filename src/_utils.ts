@@ -42,20 +42,69 @@ export function hashString(text: string): string {
   return `${text.length}:${(4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(36)}`
 }
 
+// Characters Unicode renders as nothing (Default_Ignorable_Code_Point, those
+// of the Basic Multilingual Plane) and Hangul fillers, as class contents.
+const IGNORABLE =
+  '\\u00AD\\u034F\\u061C\\u115F\\u1160\\u17B4\\u17B5\\u180B-\\u180F\\u200B-\\u200F\\u202A-\\u202E\\u2060-\\u206F\\u3164\\uFE00-\\uFE0F\\uFEFF\\uFFA0\\uFFF0-\\uFFF8'
+// `\s` without the control characters in it but tab and line breaks.
+const SPACES =
+  '\\t\\n\\r\\u0020\\u00A0\\u1680\\u2000-\\u200A\\u2028\\u2029\\u202F\\u205F\\u3000'
+// Nothing any text holds: control characters other than tab and line
+// breaks (whitespace, kept as sent), and unpaired surrogates (with the `u`
+// flag a surrogate range matches only those).
+const NOT_TEXT =
+  '\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F-\\u009F\\uD800-\\uDFFF'
+// Combining marks, which need a base: the Combining Diacritical Marks
+// blocks. Written as ranges, not `\p{M}`, which not every pattern reader
+// takes.
+const MARKS =
+  '\\u0300-\\u036F\\u1AB0-\\u1AFF\\u1DC0-\\u1DFF\\u20D0-\\u20FF\\uFE20-\\uFE2F'
+
 /**
- * What counts as a visible character, as an ECMA-262 pattern that JSON Schema
- * validators read the same way: anything but whitespace (`\s`) and the
- * characters Unicode renders as nothing (Default_Ignorable_Code_Point, those
- * of the Basic Multilingual Plane): zero-width spaces and joiners, the
+ * What counts as a visible character, as an ECMA-262 pattern (with the `u`
+ * flag, as JSON Schema validators read it): anything but whitespace (`\s`),
+ * the characters Unicode renders as nothing (Default_Ignorable_Code_Point,
+ * those of the Basic Multilingual Plane: zero-width spaces and joiners, the
  * bidirectional marks, embeddings, overrides and isolates, the soft hyphen,
- * invisible operators, variation selectors and Hangul fillers. Here, apart
- * from the schemas, so that the Playwright fixture can use it without zod.
+ * invisible operators, variation selectors), Hangul fillers, the braille
+ * blank, combining diacritical marks (which need a base) and control characters or
+ * unpaired surrogates. Here, apart from the schemas, so that the Playwright
+ * fixture can use it without zod.
  *
  * @example
  * new RegExp(VISIBLE_CHARACTER_PATTERN, 'u').test('\u200E') // false
  */
-export const VISIBLE_CHARACTER_PATTERN =
-  '[^\\s\\u00AD\\u034F\\u061C\\u115F\\u1160\\u17B4\\u17B5\\u180B-\\u180F\\u200B-\\u200F\\u202A-\\u202E\\u2060-\\u206F\\u3164\\uFE00-\\uFE0F\\uFEFF\\uFFA0\\uFFF0-\\uFFF8]'
+export const VISIBLE_CHARACTER_PATTERN = `[^\\s${IGNORABLE}${MARKS}\\u2800${NOT_TEXT}]`
+
+/**
+ * A character that no free text may hold anywhere, as an ECMA-262 pattern
+ * (`u` flag): a control character (U+0000–U+001F, U+007F–U+009F) other
+ * than tab, line feed and carriage return, or an unpaired surrogate.
+ *
+ * @example
+ * new RegExp(NOT_TEXT_PATTERN, 'u').test('A\u0000B') // true
+ */
+export const NOT_TEXT_PATTERN = `[${NOT_TEXT}]`
+
+/**
+ * The whole rule of a free text with a visible character, anchored: no
+ * control character or unpaired surrogate anywhere, and a visible one. What
+ * comes before the first visible character is one class disjoint from it,
+ * so that a validator matches it in linear time.
+ *
+ * @example
+ * new RegExp(VISIBLE_TEXT_PATTERN, 'u').test('\u0301\u0301') // false
+ */
+export const VISIBLE_TEXT_PATTERN = `^[${SPACES}${IGNORABLE}${MARKS}\\u2800]*${VISIBLE_CHARACTER_PATTERN}[^${NOT_TEXT}]*$`
+
+/**
+ * The rule of a free text that may be empty, anchored: no control character
+ * or unpaired surrogate anywhere.
+ *
+ * @example
+ * new RegExp(TEXT_PATTERN, 'u').test('') // true
+ */
+export const TEXT_PATTERN = `^[^${NOT_TEXT}]*$`
 
 /**
  * A URL as messages show it: without its password.

@@ -110,9 +110,11 @@ export interface SandboxOptions {
    */
   requiredFields?: readonly ('name' | 'email')[]
   /**
-   * Bounds of `name`, in characters (code points) as sent; with a `min` above
-   * 0 the name must also hold a visible character (not only whitespace or
-   * characters rendered as nothing: zero-width, bidirectional marks and the like).
+   * Bounds of `name`, in characters (code points) as sent. A name holds no
+   * control character (but tab and line breaks) or unpaired surrogate, and
+   * with a `min` above 0 a visible character (not only whitespace,
+   * combining marks or characters rendered as nothing: zero-width,
+   * bidirectional marks and the like).
    * @default { min: 1, max: 200 }
    * @example createSandbox({ nameLength: { min: 2, max: 100 } })
    */

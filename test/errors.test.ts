@@ -39,6 +39,7 @@ const EDGE_CODES = [
   'request_timeout',
   'host_not_allowed',
   'headers_too_large',
+  'expectation_failed',
 ] as const
 
 const PRODUCERS = {

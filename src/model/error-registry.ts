@@ -47,7 +47,7 @@ export const ERROR_REGISTRY = {
   },
   unsupported_media_type: {
     ...ERROR_CODES.unsupported_media_type,
-    when: 'POST /v1/customers without `Content-Type: application/json`, or POST /v2/tokens with a type other than JSON or text/plain; or a compressed body (`Content-Encoding` other than identity), which the sandbox never decodes.',
+    when: 'POST /v1/customers without `Content-Type: application/json`, or POST /v2/tokens with a type other than JSON or text/plain; or a compressed body (`Content-Encoding` other than identity, or on the standalone server a `Transfer-Encoding` other than chunked), which the sandbox never decodes; or a `charset` other than UTF-8.',
     trigger: 'Content-Type: application/x-www-form-urlencoded',
   },
   payload_too_large: {
@@ -107,7 +107,7 @@ export const ERROR_REGISTRY = {
   },
   invalid_request: {
     ...ERROR_CODES.invalid_request,
-    when: 'The standalone server got something that is not an HTTP request it serves: malformed headers, or a request target that is not a path (an absolute URL, `*`).',
+    when: 'The standalone server got something that is not an HTTP request it serves: malformed headers, two `Authorization`, `Idempotency-Key`, `Content-Type` or `X-Sandbox-Scenario` headers, or a request target that is not a path (an absolute URL, `*`).',
     trigger: 'GET http://example.com/ HTTP/1.1 sent as the request line.',
   },
   invalid_host: {
@@ -134,6 +134,11 @@ export const ERROR_REGISTRY = {
     ...ERROR_CODES.headers_too_large,
     when: 'More header fields than `maxHeadersCount` (100 by default), or headers over 16 KiB in all (the standalone server).',
     trigger: 'Send 101 headers.',
+  },
+  expectation_failed: {
+    ...ERROR_CODES.expectation_failed,
+    when: 'The standalone server got an `Expect` header other than `100-continue`, the one expectation HTTP/1.1 defines.',
+    trigger: 'Expect: 200-ok',
   },
   storage_unavailable: {
     ...ERROR_CODES.storage_unavailable,

@@ -36,6 +36,7 @@ export const ERROR_CODES = {
   request_timeout: { status: 408, title: 'Request timeout' },
   host_not_allowed: { status: 421, title: 'Host not allowed' },
   headers_too_large: { status: 431, title: 'Request header fields too large' },
+  expectation_failed: { status: 417, title: 'Expectation failed' },
   storage_unavailable: { status: 503, title: 'Storage unavailable' },
   internal_error: { status: 500, title: 'Internal error' },
 } as const satisfies Record<string, { status: number; title: string }>
@@ -92,6 +93,7 @@ export const STATUS_TEXT: Readonly<Record<number, string>> = {
   409: 'Conflict',
   413: 'Content Too Large',
   415: 'Unsupported Media Type',
+  417: 'Expectation Failed',
   421: 'Misdirected Request',
   422: 'Unprocessable Content',
   429: 'Too Many Requests',

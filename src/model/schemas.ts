@@ -2,7 +2,12 @@
 import { OPERATION_NAMES } from './operations.ts'
 import { MAX_DELAY_MS } from '../defaults.ts'
 import { z } from 'zod'
-import { VISIBLE_CHARACTER_PATTERN } from '../_utils.ts'
+import {
+  NOT_TEXT_PATTERN,
+  TEXT_PATTERN,
+  VISIBLE_CHARACTER_PATTERN,
+  VISIBLE_TEXT_PATTERN,
+} from '../_utils.ts'
 import { PERSONAS } from './personas.ts'
 import { isMaskedSecret } from './secrets.ts'
 
@@ -104,12 +109,15 @@ export const codePoints = (value: string): number => {
 }
 
 const VISIBLE = new RegExp(VISIBLE_CHARACTER_PATTERN, 'u')
+const NOT_TEXT = new RegExp(NOT_TEXT_PATTERN, 'u')
 
 /**
  * A free-text field: `min` to `max` characters as sent, counted in code points
- * as JSON Schema's `minLength`/`maxLength` count them, and (unless `min` is 0)
- * at least one visible character. The bounds and the pattern are stated in the
- * generated JSON Schema, so the OpenAPI document says exactly what passes.
+ * as JSON Schema's `minLength`/`maxLength` count them, with no control
+ * character (but tab and line breaks) or unpaired surrogate, and (unless
+ * `min` is 0) at least one visible character, which a combining mark alone
+ * is not. The bounds and the pattern are stated in the generated JSON
+ * Schema, so the OpenAPI document says exactly what passes.
  *
  * @example
  * textSchema('name', { min: 1, max: 200 }).safeParse('\u200B') // fails: nothing visible
@@ -133,13 +141,20 @@ export function textSchema(
         ctx.addIssue({
           code: 'custom',
           params: { code: 'blank' },
-          message: `${field} must contain at least one visible character, not only whitespace or characters rendered as nothing (zero-width spaces, bidirectional marks and the like)`,
+          message: `${field} must contain at least one visible character, not only whitespace, combining marks or characters rendered as nothing (zero-width spaces, bidirectional marks and the like)`,
+        })
+      } else if (NOT_TEXT.test(value)) {
+        ctx.addIssue({
+          code: 'custom',
+          params: { code: 'invalid_format' },
+          message: `${field} must not contain control characters (U+0000-U+001F, U+007F-U+009F, but tab and line breaks) or unpaired surrogates`,
         })
       }
     })
     .meta({
-      ...(min > 0 && { minLength: min, pattern: VISIBLE_CHARACTER_PATTERN }),
+      ...(min > 0 && { minLength: min }),
       maxLength: max,
+      pattern: min > 0 ? VISIBLE_TEXT_PATTERN : TEXT_PATTERN,
     })
 }
 

@@ -10,7 +10,8 @@ export type BodyTypes = 'json' | 'json-or-text'
 /**
  * Checks the media type: `application/json` (any parameters, any case) always;
  * with `json-or-text`, also no header and `text/plain`, as `fetch` sends for a
- * string body when the caller names no type.
+ * string body when the caller names no type. A `charset` other than UTF-8 is
+ * refused, as the body is read as UTF-8.
  *
  * @example
  * checkContentType('application/json; charset=utf-8', 'json') // passes
@@ -20,12 +21,20 @@ export function checkContentType(
   types: BodyTypes,
 ): void {
   const media = header?.split(';', 1)[0]!.trim().toLowerCase()
-  if (media === 'application/json') return
   if (
-    types === 'json-or-text' &&
-    (media === undefined || media === 'text/plain')
+    media === 'application/json' ||
+    (types === 'json-or-text' &&
+      (media === undefined || media === 'text/plain'))
   ) {
-    return
+    const charset = charsetOf(header)
+    // @note The body is read as UTF-8 whatever it says: another charset
+    // would be read wrong, not converted.
+    if (charset === undefined || /^utf-?8$/i.test(charset)) return
+    throw new SandboxError(
+      'unsupported_media_type',
+      `The body is sent with charset=${clip(charset)}, which the sandbox does not read; send it as UTF-8 (charset=utf-8, or no charset).`,
+      { headers: { 'accept-post': 'application/json' } },
+    )
   }
   const accepted =
     types === 'json'
@@ -38,6 +47,15 @@ export function checkContentType(
       : `"${header.slice(0, 100)}" is not accepted here; send JSON with ${accepted}.`,
     { headers: { 'accept-post': 'application/json' } },
   )
+}
+
+/** The `charset` parameter of a `Content-Type`, unquoted, or undefined. */
+function charsetOf(header: string | null): string | undefined {
+  if (header === null) return undefined
+  const match = /;\s*charset\s*=\s*("[^"]*"|[^;\s]*)/i.exec(header)
+  if (!match) return undefined
+  const value = match[1]!
+  return value.startsWith('"') ? value.slice(1, -1) : value
 }
 
 /**

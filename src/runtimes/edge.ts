@@ -47,13 +47,15 @@ export interface Edge {
 const HOST_SYNTAX =
   /^(?:\[[0-9A-Fa-f:.]{2,45}\]|[A-Za-z0-9._~-]{1,253})(?::(\d{0,5}))?$/
 const EMPTY_ACE_LABEL = /(?:^|\.)xn--(?:\.|:|$)/i
+const EMPTY_LABEL = /^\.|\.\./
 const STATE_SAFE = new Set(['GET', 'HEAD'])
 
 /**
  * The host name of a `Host` header value as a browser would read it
  * (`127.1` is `127.0.0.1`), or `undefined` when it is not a host: not an
  * RFC 3986 reg-name, IPv4 or `[IPv6]` with an optional port of 0-65535, or
- * something the WHATWG URL parser refuses (`foo.123`, `1.2.3.256`, `xn--`).
+ * something the WHATWG URL parser refuses (`foo.123`, `1.2.3.256`, `xn--`),
+ * or a name with an empty label (`evil..com`).
  *
  * @example
  * hostnameOf('localhost:4100') // 'localhost'
@@ -67,6 +69,9 @@ export function hostnameOf(value: string): string | undefined {
   // @note An ACE label with nothing after `xn--` encodes no name; Node 20's
   // URL parser refuses it and Node 24's accepts it: refuse it on both.
   if (EMPTY_ACE_LABEL.test(value)) return undefined
+  // @note The URL parser keeps an empty label (`evil..com`, `.com`), which
+  // names no host; a trailing dot (`example.com.`) is a full name and kept.
+  if (EMPTY_LABEL.test(value)) return undefined
   try {
     return new URL(`http://${value}/`).hostname
   } catch {

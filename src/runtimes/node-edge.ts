@@ -8,7 +8,9 @@ const FIXED_BASE = `http://${FIXED_HOST}`
 
 /**
  * Checks what only node:http's message shows (the request target as sent,
- * a second `Host`, a missing one, the number of header fields), and gives
+ * a second `Host`, a missing one, a second `Authorization`, `Idempotency-Key`,
+ * `Content-Type` or `X-Sandbox-Scenario`, a transfer coding other than
+ * chunked, the number of header fields), and gives
  * the URL of the `Request` to build: its path against a fixed base (or the
  * origin of the sandbox's `baseUrl`), never `Host`, which anyone can send.
  * The checks on the `Request` itself are the app's (`edge.ts`).
@@ -43,6 +45,23 @@ export function checkWire(
     return new SandboxError(
       'invalid_host',
       'An HTTP/1.1 request needs a Host header (RFC 9112, section 3.2).',
+    )
+  }
+  const repeated = repeatedHeader(req.rawHeaders)
+  if (repeated !== undefined) {
+    return new SandboxError(
+      'invalid_request',
+      `The request has ${repeated.count} ${repeated.name} headers; send one. Joined with a comma, they would read as one value that nobody sent.`,
+    )
+  }
+  const codings = req.headers['transfer-encoding']
+  if (codings !== undefined && !/^\s*chunked\s*$/i.test(codings)) {
+    // @note node:http takes any codings that end in chunked and hands on the
+    // body still coded (`gzip, chunked`): it would be read as plain.
+    return new SandboxError(
+      'unsupported_media_type',
+      `The body is sent with Transfer-Encoding: ${JSON.stringify(codings.slice(0, 100))}; the sandbox decodes no transfer coding but chunked. Send it uncoded, framed by Content-Length or by Transfer-Encoding: chunked alone.`,
+      { headers: { 'accept-encoding': 'identity' } },
     )
   }
   let url = toUrl(target)
@@ -90,6 +109,35 @@ function toUrl(target: string): URL | undefined {
   } catch {
     return undefined
   }
+}
+
+/**
+ * Headers the sandbox reads as one value, by their lower-case names: sent
+ * twice, node:http (as a web `Headers`) joins them with a comma into a
+ * value that nobody sent.
+ */
+const SINGLE_HEADERS = new Map([
+  ['authorization', 'Authorization'],
+  ['idempotency-key', 'Idempotency-Key'],
+  ['content-type', 'Content-Type'],
+  ['x-sandbox-scenario', 'X-Sandbox-Scenario'],
+])
+
+/** The first of `SINGLE_HEADERS` that `raw` holds more than once, and how often. */
+function repeatedHeader(
+  raw: string[],
+): { name: string; count: number } | undefined {
+  let counts: Map<string, number> | undefined
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!.toLowerCase()
+    if (!SINGLE_HEADERS.has(name)) continue
+    counts ??= new Map()
+    counts.set(name, (counts.get(name) ?? 0) + 1)
+  }
+  for (const [name, count] of counts ?? []) {
+    if (count > 1) return { name: SINGLE_HEADERS.get(name)!, count }
+  }
+  return undefined
 }
 
 function countHeader(raw: string[], name: string): number {

@@ -311,7 +311,25 @@ export async function createSandboxServer(
     if (url instanceof SandboxError) {
       return send(req, res, app.refuse(url, req.method ?? 'GET', req.url ?? ''))
     }
-    const request = new ServerRequest({ req, res }, maxBodyBytes)
+    if (unmet.has(req)) {
+      return send(
+        req,
+        res,
+        app.refuse(
+          new SandboxError(
+            'expectation_failed',
+            `The server meets no expectation but 100-continue, not Expect: ${JSON.stringify((req.headers.expect ?? '').slice(0, 100))}; send the request without it.`,
+          ),
+          req.method ?? 'GET',
+          req.url ?? '',
+        ),
+      )
+    }
+    const request = new ServerRequest(
+      { req, res },
+      maxBodyBytes,
+      awaitingContinue.has(req),
+    )
     // @note srvx would build the URL from `Host`; checkWire built it from
     // the path. `_url` is srvx's documented slot for a URL built elsewhere.
     Object.assign(request, { _url: url })
@@ -344,10 +362,36 @@ export async function createSandboxServer(
     )
   }
 
+  // Requests with an `Expect` the server does not meet, and those whose
+  // client waits for `100 Continue` before it sends the body.
+  const unmet = new WeakSet<IncomingMessage>()
+  const awaitingContinue = new WeakSet<IncomingMessage>()
   const watchStall = createStallWatch(sendTimeout)
   const sockets = new Set<Socket>()
   // The last answer each connection has begun or queued.
   const answering = new WeakMap<Socket, ServerResponse>()
+  const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
+    const run = (): void => {
+      // @note A client that sent its requests and left gets none of the
+      // answers: work on them would only hold the event loop (thousands of
+      // pipelined admin reads). Nothing more is run on this connection.
+      if (req.socket.destroyed || res.destroyed) return
+      try {
+        serve(req, res).catch((error: unknown) => lastResort(res, error))
+      } catch (error) {
+        lastResort(res, error)
+      }
+    }
+    // @note Pipelined requests are answered in order anyway: each waits for
+    // the answer before it to be handed to the socket. node:http stops
+    // reading a connection whose answers back up, but only once they are
+    // written; run at once, a 64 KB write of requests would build hundreds
+    // of answers in memory for a client that never reads them.
+    const before = answering.get(req.socket)
+    answering.set(req.socket, res)
+    if (before === undefined || before.closed) run()
+    else before.once('close', run)
+  }
   const server = createServer(
     {
       headersTimeout,
@@ -361,30 +405,21 @@ export async function createSandboxServer(
         Math.min(30_000, Math.floor(headersTimeout / 4)),
       ),
     },
-    (req: IncomingMessage, res: ServerResponse) => {
-      const run = (): void => {
-        // @note A client that sent its requests and left gets none of the
-        // answers: work on them would only hold the event loop (thousands of
-        // pipelined admin reads). Nothing more is run on this connection.
-        if (req.socket.destroyed || res.destroyed) return
-        try {
-          serve(req, res).catch((error: unknown) => lastResort(res, error))
-        } catch (error) {
-          lastResort(res, error)
-        }
-      }
-      // @note Pipelined requests are answered in order anyway: each waits for
-      // the answer before it to be handed to the socket. node:http stops
-      // reading a connection whose answers back up, but only once they are
-      // written; run at once, a 64 KB write of requests would build hundreds
-      // of answers in memory for a client that never reads them.
-      const before = answering.get(req.socket)
-      answering.set(req.socket, res)
-      if (before === undefined || before.closed) run()
-      else before.once('close', run)
-    },
+    onRequest,
   )
   server.keepAliveTimeout = keepAliveTimeout
+  // @note Left to node:http, `100 Continue` goes out before anything is
+  // checked (a 413 from Content-Length followed it) and any other
+  // expectation gets a bare 417. The server answers both itself: `100` only
+  // once the body is read, so a refusal before that comes at once.
+  server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+    awaitingContinue.add(req)
+    onRequest(req, res)
+  })
+  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
+    unmet.add(req)
+    onRequest(req, res)
+  })
   // Counted by the edge, which answers 431 past the limit.
   server.maxHeadersCount = maxHeadersCount + 1
   server.maxConnections = maxConnections
@@ -518,15 +553,20 @@ export async function createSandboxServer(
 class ServerRequest extends NodeRequest {
   readonly #req: IncomingMessage
   readonly #maxBytes: number
+  readonly #res: ServerResponse
+  #awaitingContinue: boolean
   #read = false
 
   constructor(
     context: { req: IncomingMessage; res: ServerResponse },
     maxBytes: number,
+    awaitingContinue = false,
   ) {
     super(context)
     this.#req = context.req
+    this.#res = context.res
     this.#maxBytes = maxBytes
+    this.#awaitingContinue = awaitingContinue
   }
 
   /** The body's bytes as node read them: no copy. */
@@ -541,6 +581,11 @@ class ServerRequest extends NodeRequest {
     const maxBytes = this.#maxBytes
     if (this.method === 'GET' || this.method === 'HEAD') {
       return Promise.resolve(new Uint8Array(0))
+    }
+    // The client sends the body once told to: the checks before passed.
+    if (this.#awaitingContinue) {
+      this.#awaitingContinue = false
+      if (!this.#res.headersSent) this.#res.writeContinue()
     }
     return new Promise((resolve, reject) => {
       const chunks: Buffer<ArrayBuffer>[] = []

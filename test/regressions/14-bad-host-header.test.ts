@@ -20,6 +20,10 @@ const BAD_HOSTS = [
   '[1]',
   'a:99999',
   'xn--',
+  // An empty label (issue 27).
+  'evil..com',
+  '.example.com',
+  'a..:4100',
   'user@localhost',
   'local host',
   '',
