@@ -224,6 +224,11 @@ export function createSandboxCore(
     clockMoves: () => clockMoves,
     clocks: dumpWithoutRecords,
     scenarios: () => savedScenarios(ctx),
+    restoreScenarios: (saved: SavedScenarios) => {
+      ctx.scenarios.latency(saved.latency)
+      ctx.scenarios.restore(saved.queue)
+      ctx.accounts.restoreQueues(saved.accounts)
+    },
   }
   if (session) {
     for (const entry of session.journal.toReversed())

@@ -25,6 +25,22 @@ export function applyClocks(
 }
 
 /**
+ * What a watch of the state tells once a call of the sandbox's own API is
+ * done: what the call changed, and how to take a small change back.
+ */
+export interface StateWatch {
+  /** What the call changed: nothing, one small write, or `'whole'`. */
+  changed(): StateChange
+  /**
+   * Puts back the parts a small change set, as they were when the watch
+   * began, and removes the account and key it added: for a store that
+   * could not take the change, so that its `503` ("nothing was changed")
+   * is true.
+   */
+  undo(change: StoreWrite): void
+}
+
+/**
  * Marks the parts of the state a call of the sandbox's own API may change,
  * and returns what tells what it changed once the call is done. Records
  * are told by the database's own counters (a new database, an edit, the
@@ -35,9 +51,9 @@ export function applyClocks(
  * them.
  *
  * @example
- * const changed = watchState(ctx, reads)
+ * const watch = watchState(ctx, reads)
  * await resolve(call)
- * const change = changed() // undefined, 'whole', or a StoreWrite
+ * const change = watch.changed() // undefined, 'whole', or a StoreWrite
  */
 export function watchState(
   ctx: SandboxContext,
@@ -45,15 +61,20 @@ export function watchState(
     clockMoves: () => number
     clocks: () => Pick<SandboxData, 'clock' | 'account_clocks'>
     scenarios: () => SavedScenarios
+    restoreScenarios: (saved: SavedScenarios) => void
   },
-): () => StateChange {
+): StateWatch {
   const { db } = ctx
   const edits = db.edits()
   const accounts = db.accounts.count()
   const apiKeys = db.apiKeys.count()
   const clockMoves = read.clockMoves()
-  const scenarios = JSON.stringify(read.scenarios())
-  return () => {
+  const scenariosBefore = read.scenarios()
+  const scenarios = JSON.stringify(scenariosBefore)
+  // Small whatever the data holds: taken so that a change can be undone.
+  const { clock: clockBefore, account_clocks: accountClocksBefore = [] } =
+    read.clocks()
+  const changed = (): StateChange => {
     if (ctx.db !== db || db.edits() !== edits) return 'whole'
     const newAccounts = db.accounts.all().slice(accounts)
     const newKeys = db.apiKeys.all().slice(apiKeys)
@@ -77,5 +98,26 @@ export function watchState(
     if (JSON.stringify(scenariosNow) !== scenarios) set.scenarios = scenariosNow
     if (Object.keys(set).length > 0) write.set = set
     return Object.keys(write).length > 0 ? write : undefined
+  }
+  return {
+    changed,
+    undo({ added, set }) {
+      // @note In the reverse order of the call: the key, then its account
+      // (which takes its clock and queue with it), then the parts it set.
+      if (added?.api_key) {
+        const { id } = added.api_key
+        ctx.db.apiKeys.delete((q) => q.where((record) => record.id === id))
+      }
+      if (added?.account) {
+        const { id } = added.account
+        ctx.db.accounts.delete((q) => q.where((record) => record.id === id))
+      }
+      if (set?.clock || set?.account_clocks)
+        applyClocks(ctx, {
+          clock: clockBefore,
+          account_clocks: accountClocksBefore,
+        })
+      if (set?.scenarios) read.restoreScenarios(scenariosBefore)
+    },
   }
 }

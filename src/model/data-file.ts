@@ -846,8 +846,9 @@ interface Pending {
   line: Buffer | undefined
   undo: (() => void) | undefined
   /**
-   * Whether the change stays in memory when its line is not stored (an
-   * admin change, which nothing takes back): the file then lags behind.
+   * Whether the line is an admin change (clocks, scenarios, an account and
+   * its key): counted towards the next snapshot, and, without an `undo`,
+   * kept in memory when it is not stored, the file then lagging behind.
    */
   kept: boolean
   resolve: () => void
@@ -970,10 +971,11 @@ export async function openDataFileLog(
   const fail = (batch: Pending[], error: Error): void => {
     noteFault(error)
     // The next write is then a whole snapshot, which holds the change.
-    if (batch.some((entry) => entry.kept)) stale = true
-    // @note Undo every record before anything else is written, so that no
-    // later snapshot can hold a record whose creation was refused.
-    for (const entry of batch) entry.undo?.()
+    if (batch.some((entry) => entry.kept && !entry.undo)) stale = true
+    // @note Undo every record and admin change before anything else is
+    // written, so that no later snapshot can hold a write that was refused;
+    // the latest first, as each put back what came before it.
+    for (const entry of batch.toReversed()) entry.undo?.()
     for (const entry of batch) entry.reject(error)
   }
 
@@ -1044,6 +1046,7 @@ export async function openDataFileLog(
       where: 'in its data file',
       until: 'the data file can be written again',
       code: 'EIO',
+      kept: 'it is made in memory but not stored. The data file stores it with the next write that succeeds, and it is lost if the server stops before then',
     },
     commit({ created, idempotencyKey, taken, added, set }, undo) {
       const line = {

@@ -901,6 +901,7 @@ export async function openRedisStore(
       where: 'in its Redis store',
       until: 'Redis takes writes again',
       code: 'REDIS_UNAVAILABLE',
+      reads: { from: 'its Redis store', until: 'Redis answers again' },
     },
     ...(journal && { journal }),
     sync: () => bounded(sync),

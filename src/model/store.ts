@@ -49,6 +49,18 @@ export interface StoreOutage {
   until: string
   /** The code shown when the error carries none of its own. */
   code: string
+  /**
+   * What became of a change that replaced the records (a reset, a restore)
+   * when it could not be stored, for a store that keeps it in memory rather
+   * than put back what it holds; without it, nothing was changed.
+   */
+  kept?: string
+  /**
+   * Where a store that replicas share is read from before a request is
+   * answered (`its Redis store`), and when a retry can succeed
+   * (`Redis answers again`), for a read it could not bring up to date.
+   */
+  reads?: { from: string; until: string }
 }
 
 /** The account and API key one call created (`createApiKey`). */

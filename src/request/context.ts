@@ -2,7 +2,8 @@
 import type { AccountControlsRegistry } from './account-controls.ts'
 import type { SandboxClock } from '../model/clock.ts'
 import type { Database } from '../model/db.ts'
-import type { StateChange, Store } from '../model/store.ts'
+import type { Store } from '../model/store.ts'
+import type { StateWatch } from '../state-watch.ts'
 import type { IdempotencyStore } from './idempotency.ts'
 import type { IdGenerator, RandomSource } from '../model/ids.ts'
 import type { BearerResult } from './auth.ts'
@@ -51,6 +52,12 @@ export interface SandboxContext {
    * writes wait for it. Attached once it is open, before any request.
    */
   storage?: Store | undefined
+  /**
+   * The admin change under way on a store that cannot put back what it
+   * holds (the data file): the next one waits for it to be stored or taken
+   * back, so that no change is decided on one that is then undone.
+   */
+  adminTurn?: Promise<unknown> | undefined
   /** Settles when the current seeding is done; every resolver awaits it. */
   ready: Promise<void>
   /** Whether `ready` has settled, so that resolvers need not wait a tick for it. */
@@ -62,10 +69,11 @@ export interface SandboxContext {
    */
   readonly revision: number
   /**
-   * Marks the state now; the function it returns tells what changed since
-   * (`StateChange`), for a call of the sandbox's own API to store only that.
+   * Marks the state now; what it returns tells what changed since
+   * (`StateChange`), for a call of the sandbox's own API to store only that,
+   * and takes a small change back when it could not be stored.
    */
-  watchState(): Promise<() => StateChange>
+  watchState(): Promise<StateWatch>
 }
 
 /**

@@ -279,7 +279,10 @@ export function createRouter(
           unsynced &&
           !ANSWERED_WITHOUT_STORE.has((place as { path?: string }).path ?? '')
         )
-          throw storageUnavailable(unsynced, store!)
+          throw storageUnavailable(unsynced, store!, {
+            // A read was not answered from stale state; nothing to store.
+            read: request.method === 'GET' || request.method === 'HEAD',
+          })
         const found = place.area === undefined ? undefined : lookup(place.path)
         const route = found && routeFor(found.entry.methods, request.method)
         if (!found || !route) {

@@ -3,7 +3,7 @@ import type { BearerResult } from './auth.ts'
 import type { Route, RouteCall, SandboxContext } from './context.ts'
 import { SandboxError, type ErrorCode, type Throws } from './errors.ts'
 import { storageUnavailable } from './errors.ts'
-import { StoreConflict } from '../model/store.ts'
+import { StoreConflict, type Store } from '../model/store.ts'
 import { constantTimeEqual } from '../model/secrets.ts'
 import { parseJsonObject, readBody, validateBody } from './validation.ts'
 import type { z } from 'zod'
@@ -97,8 +97,9 @@ export async function runSandboxCall(
  * stored: a clock move its clocks, a new key its account and key, a reset
  * the whole state. When another replica of a fleet wrote first, this copy
  * takes what the store holds and `change` runs again. A write the store
- * refuses throws `storage_unavailable` (503); the change stays in memory,
- * and the next write stores it.
+ * refuses throws `storage_unavailable` (503): a small change is taken back
+ * first; a whole one stays in memory where the store cannot put back what
+ * it holds (the data file), and the next write stores it.
  *
  * @example
  * await storeChange(ctx, () => unstored.reset(2))
@@ -110,21 +111,44 @@ export async function storeChange<T>(
 ): Promise<T> {
   const store = ctx.storage
   if (!store) return change()
+  if (store.resync) return storeEachChange(ctx, store, change, stores)
+  // @note One change at a time on a store that cannot put back what it
+  // holds: a change taken back after a failure then never takes with it
+  // another one decided on top of it.
+  const turn = (ctx.adminTurn ?? Promise.resolve()).then(() =>
+    storeEachChange(ctx, store, change, stores),
+  )
+  ctx.adminTurn = turn.catch(() => {})
+  return turn
+}
+
+async function storeEachChange<T>(
+  ctx: SandboxContext,
+  store: Store,
+  change: () => T | Promise<T>,
+  stores: (result: T) => boolean,
+): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     const decidedAt = store.version?.()
-    const changes = await ctx.watchState()
+    const watch = await ctx.watchState()
     const result = await change()
     // @note A call that changed nothing stored (a read, the journal, a
     // snapshot kept in memory) stores nothing.
-    const changed = changes()
+    const changed = watch.changed()
     if (!stores(result) || changed === undefined) return result
+    // @note A small change that is not stored is taken back, so that the
+    // 503's "nothing was changed" is true; a whole one (a reset, a
+    // restore) is not, and its 503 says what became of it.
     try {
       if (changed === 'whole') await store.saveState(decidedAt)
-      else await store.commit(changed, undefined, decidedAt)
+      else await store.commit(changed, () => watch.undo(changed), decidedAt)
       return result
     } catch (error) {
-      if (!(error instanceof StoreConflict) || !store.resync)
-        throw storageUnavailable(error as Error, store)
+      if (!(error instanceof StoreConflict) || !store.resync) {
+        throw storageUnavailable(error as Error, store, {
+          kept: changed === 'whole',
+        })
+      }
     }
     // Another replica changed the state first: make this change again on
     // what the store holds, this copy's own change dropped.
