@@ -579,7 +579,18 @@ export async function openRedisStore(
         }
       }
       // The last whole state and what follows it are all that count.
-      const start = Number((await redis.get(lastState)) ?? 0)
+      const marked = await redis.get(lastState)
+      // @note Every log this sandbox writes begins with a whole state and
+      // marks it: a log without the mark was written by something else,
+      // which no number of reads mends. Its first entry says what it is.
+      if (marked === null) {
+        const [first] = await redis.lRange(log, 0, 0)
+        if (first !== undefined) parseEntry(first, 0)
+        throw badLog(
+          `The Redis store's log at ${shown} holds entries without the mark of its last whole state (${lastState}); the key holds something else. Remove the namespace's keys, or use another namespace.`,
+        )
+      }
+      const start = Number(marked)
       const from =
         Number.isInteger(start) && start >= 0 && start < length ? start : 0
       // Follows the log from its last whole state, whatever came before.
