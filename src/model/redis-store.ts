@@ -913,6 +913,11 @@ export async function openRedisStore(
       until: 'Redis takes writes again',
       code: 'REDIS_UNAVAILABLE',
       reads: { from: 'its Redis store', until: 'Redis answers again' },
+      untilFixed: {
+        // @note Nothing this sandbox sends reaches it, a reset included.
+        REDIS_BAD_LOG:
+          "the log holds only this sandbox's entries again: remove the entry GET /__sandbox/health names, or the namespace's keys",
+      },
     },
     ...(journal && { journal }),
     sync: () => bounded(sync),

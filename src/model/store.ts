@@ -61,6 +61,11 @@ export interface StoreOutage {
    * (`Redis answers again`), for a read it could not bring up to date.
    */
   reads?: { from: string; until: string }
+  /**
+   * When a retry can succeed after an error of one code, where waiting
+   * alone never helps (a Redis log that holds what is not this sandbox's).
+   */
+  untilFixed?: Record<string, string>
 }
 
 /** The account and API key one call created (`createApiKey`). */

@@ -166,14 +166,17 @@ export function storageUnavailable(
   store: Pick<Store, 'outage'>,
   { kept = false, read = false }: { kept?: boolean; read?: boolean } = {},
 ): SandboxError {
-  const { where, until, code, kept: keptWords, reads } = store.outage
+  const { where, code, kept: keptWords, reads, untilFixed } = store.outage
   const shown = (error as { code?: string }).code ?? code
+  // A fault that waiting never ends says what ends it instead.
+  const fixed = untilFixed?.[shown]
+  const until = fixed ?? store.outage.until
   const health = 'GET /__sandbox/health shows the storage error.'
   const headers = { 'retry-after': String(STORAGE_RETRY_AFTER_SECONDS) }
   if (read) {
     return new SandboxError(
       'storage_unavailable',
-      `The sandbox could not read ${reads?.from ?? 'its store'} (${shown}) to answer from current state; retry once ${reads?.until ?? until}; ${health}`,
+      `The sandbox could not read ${reads?.from ?? 'its store'} (${shown}) to answer from current state; retry once ${fixed ?? reads?.until ?? until}; ${health}`,
       { headers },
     )
   }
