@@ -12,7 +12,7 @@ it('names the entry it cannot read when the log at start holds one that is not J
   const redis = await startRedis()
   const client = createClient({ url: redis.url }).on('error', () => {})
   await client.connect()
-  await client.rPush('foreign:{sandbox}:log', 'garbage{')
+  await client.rPush('{foreign}:log', 'garbage{')
   client.destroy()
   const started = await startServer({
     seed: 1,

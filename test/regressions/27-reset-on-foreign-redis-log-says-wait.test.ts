@@ -17,7 +17,7 @@ it('says what mends a log that holds what is not this sandbox’s, to a reset an
   })
   const client = createClient({ url: redis.url }).on('error', () => {})
   await client.connect()
-  await client.rPush('foreign:{sandbox}:log', 'garbage{')
+  await client.rPush('{foreign}:log', 'garbage{')
   client.destroy()
 
   for (const response of [
