@@ -6,7 +6,8 @@ import { customerNames, runCli, startCli } from './_servers.ts'
 
 // Three replicas of the server on one Redis, behind a round-robin proxy, as
 // a team runs the sandbox: every promise of a single server holds for the
-// fleet, and so does every promise about faults.
+// fleet, and so does every promise about faults. Each test starts three
+// replicas (and some restart them): 30 s each, for a busy machine.
 
 const auth = { authorization: `Bearer ${DEMO_KEY_ONE}` }
 const jsonHeaders = { ...auth, 'content-type': 'application/json' }
@@ -77,7 +78,7 @@ it('serves a record that any replica answered 201 for from every replica, and a 
     )
     expect(response.status).toBe(201)
   }
-})
+}, 30_000)
 
 it('gives one record and identical replays for one Idempotency-Key sent to every replica at once, also after every replica and Redis restarted', async () => {
   const { redis, replicas } = await startFleet([], 'always')
@@ -111,7 +112,7 @@ it('gives one record and identical replays for one Idempotency-Key sent to every
   expect(
     (await customerNames(again[2]!.url)).filter((n) => n === 'Once'),
   ).toHaveLength(1)
-})
+}, 30_000)
 
 it("makes an account's clock moved on one replica the clock of every replica's next request", async () => {
   const { replicas } = await startFleet()
@@ -131,7 +132,7 @@ it("makes an account's clock moved on one replica the clock of every replica's n
     expect(seen - Date.parse(now)).toBeGreaterThanOrEqual(0)
     expect(seen - Date.now()).toBeGreaterThan(86_000_000)
   }
-})
+}, 30_000)
 
 it('takes a queued fault exactly once in the fleet', async () => {
   const { replicas, proxy } = await startFleet()
@@ -157,7 +158,7 @@ it('takes a queued fault exactly once in the fleet', async () => {
   expect(((await left.json()) as { scenarios: unknown[] }).scenarios).toEqual(
     [],
   )
-})
+}, 30_000)
 
 it('counts rate limits across the fleet and keeps one ordered journal', async () => {
   const { replicas, proxy } = await startFleet(['--rate-limit', '5/1h'])
@@ -179,7 +180,7 @@ it('counts rate limits across the fleet and keeps one ordered journal', async ()
     const own = (await mine.json()) as { requests: unknown[] }
     expect(own.requests).toHaveLength(9)
   }
-})
+}, 30_000)
 
 it('answers 503 with Retry-After while Redis is gone, stays up, says degraded and recovers by itself', async () => {
   const { redis, replicas } = await startFleet()
@@ -204,7 +205,7 @@ it('answers 503 with Retry-After while Redis is gone, stays up, says degraded an
     expect((await createCustomer(replica.url, 'Back')).status).toBe(201)
   }
   for (const replica of replicas) expect(replica.child.exitCode).toBeNull()
-})
+}, 30_000)
 
 /** Waits (5 s at most) until a replica's health is ok again: it reconnects by itself. */
 async function healthy(url: string): Promise<void> {
@@ -306,4 +307,4 @@ it('exits non-zero with one line naming the URL when Redis cannot be reached at 
   expect(lines[0]).toMatch(
     /Cannot reach the Redis store at redis:\/\/127\.0\.0\.1:1\/0/,
   )
-})
+}, 30_000)
