@@ -2,7 +2,12 @@
 // only that; and how a replica applies the clocks another one stored.
 import type { SandboxContext } from './request/context.ts'
 import type { SandboxData, SavedScenarios } from './model/schemas.ts'
-import type { StateChange, StateParts, StoreWrite } from './model/store.ts'
+import type {
+  StateChange,
+  StateParts,
+  StateWatch,
+  StoreWrite,
+} from './model/store.ts'
 
 /**
  * Puts clocks that another replica stored in place of this copy's: a clock
@@ -22,22 +27,6 @@ export function applyClocks(
     for (const saved of account_clocks)
       ctx.accounts.controls(saved.account_id).clock.set(saved.now)
   }
-}
-
-/**
- * What a watch of the state tells once a call of the sandbox's own API is
- * done: what the call changed, and how to take a small change back.
- */
-export interface StateWatch {
-  /** What the call changed: nothing, one small write, or `'whole'`. */
-  changed(): StateChange
-  /**
-   * Puts back the parts a small change set, as they were when the watch
-   * began, and removes the account and key it added: for a store that
-   * could not take the change, so that its `503` ("nothing was changed")
-   * is true.
-   */
-  undo(change: StoreWrite): void
 }
 
 /**

@@ -95,6 +95,22 @@ export interface StateParts {
 export type StateChange = StoreWrite | 'whole' | undefined
 
 /**
+ * What a watch of the state tells once a call of the sandbox's own API is
+ * done: what the call changed, and how to take a small change back.
+ */
+export interface StateWatch {
+  /** What the call changed: nothing, one small write, or `'whole'`. */
+  changed(): StateChange
+  /**
+   * Puts back the parts a small change set, as they were when the watch
+   * began, and removes the account and key it added: for a store that
+   * could not take the change, so that its `503` ("nothing was changed")
+   * is true.
+   */
+  undo(change: StoreWrite): void
+}
+
+/**
  * The most admin changes (clocks, scenarios, accounts and keys) a durable
  * store keeps as small writes after its last whole state: they add nothing
  * to the data, so past this many the next write stores the whole state,
