@@ -360,7 +360,7 @@ it('answers the operations with a query string, or a path that only normalises t
   ])
 })
 
-it('reads repeated Authorization headers as a web Request would: joined, so not one credential', async () => {
+it('refuses repeated Authorization headers as ambiguous, where one of them alone is a credential', async () => {
   const { url } = await start()
   const body = JSON.stringify({ name: 'Ada', email: 'ada@example.com' })
   const once = await rawPost(
@@ -383,8 +383,11 @@ it('reads repeated Authorization headers as a web Request would: joined, so not 
     ],
     body,
   )
-  expect(twice.status).toBe(401)
-  expect(JSON.parse(twice.body).code).toBe('invalid_credentials')
+  expect(twice.status).toBe(400)
+  expect(JSON.parse(twice.body)).toMatchObject({
+    code: 'invalid_request',
+    detail: expect.stringContaining('2 Authorization headers; send one'),
+  })
 })
 
 it('reads a chunked body with no Content-Length, and keeps serving after a client gives up mid-body', async () => {
