@@ -408,7 +408,7 @@ export async function openRedisStore(
     for (;;) {
       const args = [String(from + texts.length), String(READ_SLICE)]
       const [dropped, length, last, ...slice] = (await redis
-        .evalSha(await scripts.read, { keys, arguments: args })
+        .evalSha(scripts.read, { keys, arguments: args })
         .catch(reloadScripts(READ, keys, args))) as string[]
       // @note Redis lost the log (a flush, a restart without persistence)
       // or holds an older one (a failover to a replica behind): shorter than
@@ -431,7 +431,7 @@ export async function openRedisStore(
   /** The log's length, counting the entries dropped from its front. */
   const logLength = async (): Promise<number> =>
     (await redis
-      .evalSha(await scripts.length, { keys: [log, base] })
+      .evalSha(scripts.length, { keys: [log, base] })
       .catch(reloadScripts(LENGTH, [log, base], []))) as number
 
   // The append under way: where it begins and what it holds. Until its
@@ -553,7 +553,7 @@ export async function openRedisStore(
         // state is the first entry, unless another's got there first.
         const text = JSON.stringify({ state: source.dump(), by: origin })
         const first = (await redis
-          .evalSha(await scripts.append, {
+          .evalSha(scripts.append, {
             keys: logKeys,
             arguments: ['0', text],
           })
@@ -709,11 +709,9 @@ export async function openRedisStore(
       if (ready.length === 0) continue
       const keys = logKeys
       const args = [String(seen), ...ready.map((p) => p.text)]
-      const sent = scripts.append.then((sha) =>
-        redis
-          .evalSha(sha, { keys, arguments: args })
-          .catch(reloadScripts(APPEND, keys, args)),
-      )
+      const sent = redis
+        .evalSha(scripts.append, { keys, arguments: args })
+        .catch(reloadScripts(APPEND, keys, args))
       // Settled once `seen` moved past the entries appended (or did not).
       inFlight = { from: seen, texts: ready.map((p) => p.text) }
       await sent.then(
@@ -746,11 +744,11 @@ export async function openRedisStore(
   // @note Sent by their SHA1 alone: the first call on a node that lacks a
   // script (a new node of a cluster, a Redis restarted) sends it whole.
   const scripts = {
-    append: Promise.resolve(sha1(APPEND)),
-    read: Promise.resolve(sha1(READ)),
-    length: Promise.resolve(sha1(LENGTH)),
-    hit: Promise.resolve(sha1(HIT)),
-    journal: Promise.resolve(sha1(JOURNAL)),
+    append: sha1(APPEND),
+    read: sha1(READ),
+    length: sha1(LENGTH),
+    hit: sha1(HIT),
+    journal: sha1(JOURNAL),
   }
   const reloadScripts =
     (script: string, keys: string[], args: string[]) =>
@@ -851,8 +849,8 @@ export async function openRedisStore(
       if (queued.length === 0) return written
       const args = [String(limit), ...queued]
       queued = []
-      written = scripts.journal
-        .then((sha) => redis.evalSha(sha, { keys: [key], arguments: args }))
+      written = redis
+        .evalSha(scripts.journal, { keys: [key], arguments: args })
         .catch(reloadScripts(JOURNAL, [key], args))
         // An entry lost with Redis away is one line of a log, never a write.
         .catch(() => {})
@@ -949,7 +947,7 @@ export async function openRedisStore(
       const args = [String(windowMs)]
       return bounded(async () => {
         const count = (await redis
-          .evalSha(await scripts.hit, { keys: [name], arguments: args })
+          .evalSha(scripts.hit, { keys: [name], arguments: args })
           .catch(reloadScripts(HIT, [name], args))
           .catch((error: Error) => {
             throw refusal(error)
