@@ -2,10 +2,10 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createServer } from 'node:net'
 import { createClient } from '@redis/client'
 import { onTestFinished } from 'vitest'
 import {
+  freePort,
   startRedisServer,
   type RedisServer,
 } from '../examples/shared-sandbox/redis.mjs'
@@ -256,17 +256,4 @@ async function connected(url: string) {
   client.on('error', () => {})
   await client.connect()
   return client
-}
-
-/** A port that was free a moment ago on 127.0.0.1. */
-function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const probe = createServer()
-    probe.on('error', fail)
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address()
-      const port = typeof address === 'object' && address ? address.port : 0
-      probe.close(() => done(port))
-    })
-  })
 }

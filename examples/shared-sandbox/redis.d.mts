@@ -52,3 +52,6 @@ export interface RedisServer {
 export declare function startRedisServer(
   options: RedisServerOptions,
 ): Promise<RedisServer>
+
+/** A port that was free a moment ago on 127.0.0.1 (Redis takes no port 0). */
+export function freePort(): Promise<number>

@@ -22,7 +22,7 @@ export class RedisStartError extends Error {
  * A port that was free a moment ago on 127.0.0.1. Redis takes no port 0
  * (there it listens on no TCP port at all), so the port is picked here.
  */
-function freePort() {
+export function freePort() {
   return new Promise((done, fail) => {
     const probe = createServer()
     probe.unref()
