@@ -28,6 +28,7 @@ import {
   type Store,
   type StoreFault,
 } from './store.ts'
+import { sleep } from '../_utils.ts'
 import {
   OptionsError,
   type Explain,
@@ -572,11 +573,11 @@ export async function lockDataFile(path: string): Promise<DataFileLock> {
     }
     const holder = await lockHolder(lockPath)
     if (
-      attempt < 2 &&
+      attempt < 400 &&
       (holder === undefined || !isLive(holder, place, lockPath))
     ) {
       // The holder died without releasing it (kill -9): take it over.
-      if (holder !== undefined) await unlink(lockPath).catch(() => {})
+      if (holder !== undefined) await takeOver(lockPath, place, token)
       continue
     }
     await unlink(temp).catch(() => {})
@@ -618,6 +619,51 @@ export async function lockDataFile(path: string): Promise<DataFileLock> {
     throw error
   }
   return lock
+}
+
+/**
+ * How long a takeover of a dead server's lock may hold its guard
+ * (`<file>.lock.takeover`) before another server judges that taker dead
+ * too, in milliseconds: a takeover takes a few file operations.
+ */
+const TAKEOVER_STALE_AFTER_MS = 5_000
+
+/**
+ * Removes a dead server's lock, under a guard that one server at a time
+ * holds, after judging the lock dead again there.
+ * @note Servers that start together all find the dead lock: each removing
+ * what it found could remove the lock another had just made, and two
+ * servers would then write one file. Under the guard the lock found is the
+ * one removed; the others find the new holder's lock alive and are refused.
+ */
+async function takeOver(
+  lockPath: string,
+  place: string,
+  token: string,
+): Promise<void> {
+  const guard = `${lockPath}.takeover`
+  try {
+    // A symbolic link, as on a full disk: made whole in one step.
+    await symlink(token, guard)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+    const since = await lstat(guard).then(
+      (info) => info.mtimeMs,
+      () => undefined,
+    )
+    // A taker killed in the middle left its guard: it is removed once old.
+    if (since !== undefined && Date.now() - since > TAKEOVER_STALE_AFTER_MS)
+      await unlink(guard).catch(() => {})
+    else await sleep(20)
+    return
+  }
+  try {
+    const holder = await lockHolder(lockPath)
+    if (holder !== undefined && !isLive(holder, place, lockPath))
+      await unlink(lockPath).catch(() => {})
+  } finally {
+    await unlink(guard).catch(() => {})
+  }
 }
 
 /** The content of a lock: the target of its link, or the content of its file. */
