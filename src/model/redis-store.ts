@@ -363,9 +363,20 @@ export async function openRedisStore(
   let tagged = (): Promise<typeof client> => Promise.resolve(client)
   let closeCluster = (): Promise<void> => Promise.resolve()
   try {
-    if (
-      /^cluster_enabled:1/m.test(await bounded(() => client.info('cluster')))
-    ) {
+    // @note CLUSTER INFO, not INFO: a user of a managed Redis often lacks
+    // the commands ACLs class as dangerous, INFO among them. A Redis that
+    // refuses it (cluster support disabled, or not this user's) serves as
+    // one node.
+    const clustered = await bounded(() =>
+      client.sendCommand(['CLUSTER', 'INFO']),
+    ).then(
+      () => true,
+      (error: Error) => {
+        if (error instanceof ErrorReply) return false
+        throw error
+      },
+    )
+    if (clustered) {
       const cluster = clusterOf(url, timeoutMs)
       closeCluster = () => cluster.close().catch(() => cluster.destroy())
       await bounded(() => cluster.connect()).catch((error: Error) => {
