@@ -964,7 +964,7 @@ async function benchBundle(): Promise<void> {
   )
   row(
     'browser',
-    '… and loaded on the first GET /openapi.json, minified + gzip',
+    '… and loaded on demand (the document, persist, a store), minified + gzip',
     `${browserLazy.toFixed(1)} KB`,
   )
 

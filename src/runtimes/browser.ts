@@ -1,17 +1,15 @@
-// The browser runtime: the sandbox behind an MSW worker, and its persistence in localStorage.
+// The browser runtime: the sandbox behind an MSW worker (its persistence in localStorage is local-storage.ts).
 import { setupWorker, type SetupWorker, type StartOptions } from 'msw/browser'
 import { toMswHandlers } from './msw.ts'
 import type { SandboxOptions } from '../options.ts'
-import type { Sandbox, SandboxCore } from '../sandbox.ts'
-import { createSandboxCore, type DurableState } from '../sandbox-core.ts'
-import type { Store } from '../model/store.ts'
+import type { Sandbox } from '../sandbox.ts'
+import { createSandboxCore } from '../sandbox-core.ts'
 
 /** Where MSW's worker script is served unless told otherwise. */
 export const DEFAULT_WORKER_URL = '/mockServiceWorker.js'
 /** The localStorage key of `persist: true`. */
 export const DEFAULT_STORAGE_KEY = 'customer-token-sandbox'
 
-const STORAGE_VERSION = 1
 const PREFIX = '[customer-token-sandbox]'
 
 /** Options of `startSandboxWorker()`: the sandbox's own, plus the worker's. */
@@ -134,7 +132,6 @@ async function startOne(
     serviceWorker,
     ...sandboxOptions
   } = options
-  const storage = persist === false ? undefined : openStorage()
   const key = persist === true ? DEFAULT_STORAGE_KEY : persist || ''
   const core = createSandboxCore({
     // @note Random ids, as the standalone server: ids drawn from the seed
@@ -142,14 +139,16 @@ async function startOne(
     deterministic: false,
     ...sandboxOptions,
   })
-  const { sandbox, router, adopt, durable } = core
-  const store = storage && localStorageStore(storage, key, durable)
-
+  const { sandbox, router } = core
   await sandbox.ready
-  let restored = false
-  if (storage) restored = await restore(sandbox, durable, storage, key)
-  if (store) core.attach(store)
-  const save = (): void => store?.save()
+  // @note Loaded only by a page that persists: the entry stays small.
+  const persistence =
+    persist === false
+      ? undefined
+      : await (
+          await import('./local-storage.ts')
+        ).persistInLocalStorage(core, key)
+  const save = (): void => persistence?.save()
 
   const worker = setupWorker(...toMswHandlers(router))
   const scriptUrl = serviceWorker?.url ?? DEFAULT_WORKER_URL
@@ -181,23 +180,13 @@ async function startOne(
       `${PREFIX} The service worker at ${new URL(scriptUrl, location.href).href} controls ${registration.scope} only, and this page (${location.href}) is outside it, so the sandbox would answer nothing here. Serve mockServiceWorker.js from a folder that contains the page (the site's root: \`npx msw init public\`), or serve it with the header "Service-Worker-Allowed: /" and pass serviceWorker: { url, options: { scope: '/' } }.`,
     )
   }
-  // Another tab of this origin saved: take its data, so that its records are
-  // not overwritten by this tab's next save.
-  const onStorage = (event: StorageEvent): void => {
-    if (event.key !== key || event.newValue === null) return
-    if (event.storageArea !== storage) return
-    void restore(sandbox, durable, storage, key, adopt)
-  }
-  if (storage) {
-    addEventListener('pagehide', save)
-    addEventListener('storage', onStorage)
-  }
+  persistence?.listen()
 
   let stopped = false
   return Object.assign(sandbox, {
     handlers: toMswHandlers(router),
     worker,
-    restored,
+    restored: persistence?.restored ?? false,
     save,
     async stop() {
       if (stopped) return
@@ -206,117 +195,10 @@ async function startOne(
       if ((slot.running as object | undefined) === sandbox)
         slot.running = undefined
       save()
-      store?.stop()
-      removeEventListener('pagehide', save)
-      removeEventListener('storage', onStorage)
+      persistence?.stop()
       await worker.stop()
     },
   })
-}
-
-/** The memory store saved to localStorage: what `persist` turns on. */
-interface LocalStorageStore extends Store {
-  /** Writes the sandbox to localStorage now, unless stopped. */
-  save(): void
-  /** Saves no more (the worker stopped). */
-  stop(): void
-}
-
-/**
- * The sandbox's store in a browser: the memory store, with every write and
- * every change of the sandbox's own API saved to `storage[key]` before it
- * is answered, as the server's data file keeps them (records, answered
- * `Idempotency-Key`s, queued scenarios, the clock). A full storage is no
- * storage error: the answer stays right in memory, and a reload loses what
- * came since the last save (said once per outage).
- *
- * @example
- * const store = localStorageStore(localStorage, 'my-app-sandbox', core.durable)
- * core.attach(store)
- */
-function localStorageStore(
-  storage: Storage,
-  key: string,
-  durable: DurableState,
-): LocalStorageStore {
-  let saving = true
-  // Whether the last save found the storage full: said once per outage.
-  let full = false
-  const save = (): void => {
-    if (!saving) return
-    let text: string
-    try {
-      const data = durable.dump()
-      const offset = Date.parse(data.clock.now) - Date.now()
-      text = JSON.stringify({
-        version: STORAGE_VERSION,
-        data,
-        // A running clock that was set keeps its distance from real time.
-        clock_offset_ms: data.clock.frozen ? 0 : offset,
-      })
-    } catch {
-      // Still seeding after a reset: the next save catches up.
-      return
-    }
-    try {
-      storage.setItem(key, text)
-      if (full) {
-        full = false
-        console.info(`${PREFIX} Saving to localStorage["${key}"] again.`)
-      }
-    } catch (error) {
-      // @note The answer is the sandbox's, in memory, and already decided: a
-      // full storage only costs the copy a reload starts from. Each later
-      // change tries again, so freeing room brings saving back.
-      if (!isQuotaError(error) || full) return
-      full = true
-      console.warn(fullStorageMessage(key, text.length))
-    }
-  }
-  return {
-    kind: 'local-storage',
-    // @note Never shown: a full storage is said in the console, and the
-    // answer, decided in memory, stands.
-    outage: {
-      where: 'in localStorage',
-      until: 'localStorage has room again',
-      code: 'QuotaExceededError',
-    },
-    async commit() {
-      save()
-    },
-    async saveState() {
-      save()
-    },
-    fault: () => undefined,
-    save,
-    stop() {
-      saving = false
-    },
-  }
-}
-
-/** Whether `error` is a storage's "quota exceeded", by either name browsers give it. */
-function isQuotaError(error: unknown): boolean {
-  const { name } = error as { name?: unknown }
-  return name === 'QuotaExceededError' || name === 'NS_ERROR_DOM_QUOTA_REACHED'
-}
-
-/** What a developer reads when the sandbox's data does not fit in localStorage. */
-function fullStorageMessage(key: string, characters: number): string {
-  return `${PREFIX} localStorage["${key}"] is full: the sandbox's data (${characters} characters) did not fit. It goes on answering from memory, so answers stay right, but changes since the last save are lost on reload. Free room (localStorage.clear(), or this origin's other entries), keep less (a smaller customersPerAccount, a reset) or set persist: false. Each change tries again.`
-}
-
-function openStorage(): Storage | undefined {
-  try {
-    // @note Reading `localStorage` throws where storage is blocked.
-    return globalThis.localStorage
-  } catch (error) {
-    console.warn(
-      `${PREFIX} localStorage is not available (${(error as Error).message}): the sandbox will not persist.`,
-    )
-    return undefined
-  }
 }
 
 const WORKER_HINT =
@@ -330,52 +212,4 @@ function reason(message: string): string {
     .replace(/^\[MSW\]\s*/, '')
     .replace(/\s+/g, ' ')
     .trim()
-}
-
-async function restore(
-  sandbox: SandboxCore,
-  durable: DurableState,
-  storage: Storage,
-  key: string,
-  // Set for another tab's save: that data is taken in, keeping this tab's
-  // journal and queued scenarios, and a bad one is ignored.
-  adopt?: (input: unknown) => Promise<void>,
-): Promise<boolean> {
-  const text = storage.getItem(key)
-  if (text === null) return false
-  try {
-    const saved = JSON.parse(text) as {
-      version?: unknown
-      data?: unknown
-      clock_offset_ms?: unknown
-    }
-    if (saved?.version !== STORAGE_VERSION) {
-      throw new TypeError(`it is not version ${STORAGE_VERSION} of the format`)
-    }
-    await (adopt ? adopt(saved.data) : sandbox.load(saved.data))
-    // The answered Idempotency-Keys and the queued scenarios, when kept.
-    if (!adopt) durable.restore(saved.data as Record<string, unknown>)
-    const offset = saved.clock_offset_ms
-    if (
-      typeof offset === 'number' &&
-      offset !== 0 &&
-      !sandbox.clock.frozen &&
-      sandbox.options.clockAfterSet === 'running'
-    ) {
-      sandbox.clock.set(Date.now() + offset)
-    }
-    return true
-  } catch (error) {
-    if (adopt) {
-      console.warn(
-        `${PREFIX} Ignored what another tab saved in localStorage["${key}"]: ${(error as Error).message}`,
-      )
-      return false
-    }
-    console.warn(
-      `${PREFIX} Ignored what localStorage["${key}"] holds and started from the seed: ${(error as Error).message.replace(/^Failed to load sandbox data: /, '')}`,
-    )
-    await sandbox.reset()
-    return false
-  }
 }

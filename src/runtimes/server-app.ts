@@ -3,7 +3,8 @@ import { readFile, stat } from 'node:fs/promises'
 import { extname, resolve as resolvePath, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { ServerMiddleware, ServerRequest } from 'srvx'
-import { createSandboxCore, type DurableState } from '../sandbox-core.ts'
+import { createSandboxCore } from '../sandbox-core.ts'
+import type { DurableState } from '../durable-state.ts'
 import {
   DataFileError,
   lockDataFile,
@@ -194,9 +195,9 @@ export async function createServerApp(
   await sandbox.ready
   const opened =
     storeOption !== undefined
-      ? await openUrlStore(storeOption, sandbox, durable)
+      ? await openUrlStore(storeOption, sandbox, await durable())
       : dataFile !== undefined
-        ? await openDataFile(dataFile, sandbox, durable, onFlush)
+        ? await openDataFile(dataFile, sandbox, await durable(), onFlush)
         : undefined
   if (opened) attach(opened.store)
 

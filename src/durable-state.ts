@@ -1,0 +1,148 @@
+// What a durable store (the data file, Redis, localStorage) takes of the core: the state beside the data, and another copy's writes.
+import { z } from 'zod'
+import type { DurableExtras, StoreWrite } from './model/store.ts'
+import {
+  SavedIdempotencyKeySchema,
+  SavedScenariosSchema,
+  type SandboxData,
+  type SavedScenarios,
+} from './model/schemas.ts'
+import type { SandboxContext } from './request/context.ts'
+import { markTakenFromStore } from './request/pipeline.ts'
+import type { SandboxCore } from './sandbox.ts'
+
+/**
+ * The state a durable store keeps so that a restart changes nothing a client
+ * sees: the data (`dump()`), with the answered idempotency keys and the
+ * queued scenarios beside it.
+ */
+export interface DurableState {
+  /** Everything to store: the data format's, keys and scenarios beside it. */
+  dump(): SandboxData & DurableExtras
+  /** Settles once no seeding is under way, even one a reset started meanwhile. */
+  settled(): Promise<void>
+  /**
+   * Puts back the keys and scenarios that `dump()` gave, after the data
+   * itself was loaded. Throws a `TypeError` naming the first thing that is
+   * not in the format.
+   */
+  restore(input: Partial<Record<keyof DurableExtras, unknown>>): void
+  /**
+   * Takes a whole state that another replica stored: the data, the keys and
+   * the scenarios are the state's; this copy's journal stays.
+   */
+  replace(state: SandboxData & DurableExtras): Promise<void>
+  /**
+   * Applies one write that another replica stored: its record, its key, or
+   * the clocks, scenarios or new account of an admin call.
+   */
+  apply(write: StoreWrite): Promise<void>
+}
+
+/**
+ * The durable state of one sandbox's core: what a store dumps, puts back
+ * after a restart, and applies of another copy's writes.
+ *
+ * @example
+ * const durable = createDurableState(ctx, sandbox, { adopt, loadStateWatch, savedScenarios })
+ * await durable.apply({ created: { customer } })
+ */
+export function createDurableState(
+  ctx: SandboxContext,
+  sandbox: SandboxCore,
+  {
+    adopt,
+    loadStateWatch,
+    savedScenarios,
+  }: {
+    /** Takes a whole state another copy stored (`adopt` of the core). */
+    adopt: (input: unknown) => Promise<void>
+    loadStateWatch: () => Promise<typeof import('./state-watch.ts')>
+    /** The scenario queues and the latency, as a durable store keeps them. */
+    savedScenarios: () => SavedScenarios
+  },
+): DurableState {
+  const durable: DurableState = {
+    async replace(state) {
+      await adopt(state)
+      markTakenFromStore(ctx.db)
+      durable.restore({
+        idempotency_keys: state.idempotency_keys,
+        scenarios: state.scenarios ?? {
+          latency: ctx.options.latency,
+          queue: [],
+          accounts: [],
+        },
+      })
+    },
+    async apply({ created, idempotencyKey, taken, added, set }) {
+      // The queues are the same on every replica: the same take takes the same.
+      if (taken?.account_id != null)
+        ctx.accounts.takeScenario(taken.account_id, taken.operation)
+      else if (taken) ctx.scenarios.take(taken.operation)
+      if (created && 'customer' in created)
+        await ctx.db.insertCustomer(created.customer)
+      else if (created) await ctx.db.insertToken(created.token)
+      // @note An account that a call beside the one that made it stored too
+      // comes twice: the copy held already stays.
+      if (added?.account && !ctx.db.accountById(added.account.id))
+        await ctx.db.insertAccount(added.account)
+      if (added?.api_key && !ctx.db.apiKeyById(added.api_key.id))
+        await ctx.db.insertApiKey(added.api_key)
+      if (set) (await loadStateWatch()).applyClocks(ctx, set)
+      if (set?.scenarios) durable.restore({ scenarios: set.scenarios })
+      if (idempotencyKey)
+        durable.restore({ idempotency_keys: [idempotencyKey] })
+    },
+    dump() {
+      const scenarios = savedScenarios()
+      const unchanged =
+        scenarios.queue.length === 0 &&
+        scenarios.accounts.length === 0 &&
+        JSON.stringify(scenarios.latency) ===
+          JSON.stringify(ctx.options.latency)
+      return {
+        ...sandbox.dump(),
+        ...(!unchanged && { scenarios }),
+        idempotency_keys: ctx.idempotency.saved(ctx.clock.now().getTime()),
+      }
+    },
+    async settled() {
+      let ready: Promise<void> | undefined
+      while (ready !== ctx.ready) {
+        ready = ctx.ready
+        await ready
+      }
+    },
+    restore({ idempotency_keys, scenarios }) {
+      const parse = <T>(
+        schema: z.ZodType<T>,
+        name: string,
+        value: unknown,
+      ): T => {
+        const result = schema.safeParse(value)
+        if (result.success) return result.data
+        const issue = result.error.issues[0]!
+        throw new TypeError(
+          `${[name, ...issue.path].join('.')}: ${issue.message}.`,
+        )
+      }
+      if (idempotency_keys !== undefined) {
+        ctx.idempotency.restore(
+          parse(
+            z.array(SavedIdempotencyKeySchema),
+            'idempotency_keys',
+            idempotency_keys,
+          ),
+        )
+      }
+      if (scenarios !== undefined) {
+        const saved = parse(SavedScenariosSchema, 'scenarios', scenarios)
+        ctx.scenarios.latency(saved.latency)
+        ctx.scenarios.restore(saved.queue)
+        ctx.accounts.restoreQueues(saved.accounts)
+      }
+    },
+  }
+  return durable
+}
