@@ -361,7 +361,8 @@ export async function openRedisStore(
   // client that follows the sandbox's slot to whichever node holds it.
   let redis: Commands = client
   let tagged = (): Promise<typeof client> => Promise.resolve(client)
-  let closeCluster = (): Promise<void> => Promise.resolve()
+  // The client that serves, to close: the one Redis's, or the cluster's.
+  let serving: Pick<typeof client, 'close' | 'destroy'> = client
   try {
     // @note CLUSTER INFO, not INFO: a user of a managed Redis often lacks
     // the commands ACLs class as dangerous, INFO among them. A Redis that
@@ -378,7 +379,7 @@ export async function openRedisStore(
     )
     if (clustered) {
       const cluster = clusterOf(url, timeoutMs)
-      closeCluster = () => cluster.close().catch(() => cluster.destroy())
+      serving = cluster
       await bounded(() => cluster.connect()).catch((error: Error) => {
         cluster.destroy()
         throw error
@@ -836,8 +837,7 @@ export async function openRedisStore(
     // The first replica's seeded state is everyone's; the others take it.
     await bounded(resync)
   } catch (error) {
-    client.destroy()
-    await closeCluster()
+    serving.destroy()
     throw error instanceof Error && /Redis store/.test(error.message)
       ? error
       : new Error(
@@ -970,8 +970,9 @@ export async function openRedisStore(
     fault: () => fault ?? overdue ?? refused ?? unreadable,
     async close() {
       connected = false
-      if (redis === client) await client.close().catch(() => client.destroy())
-      else await closeCluster()
+      // @note Bounded: a Redis that answers nothing would hold the close
+      // for ever behind the replies it waits for.
+      await bounded(() => serving.close()).catch(() => serving.destroy())
     },
   }
 }
