@@ -41,6 +41,19 @@ export interface StartedRedis {
    * append-only file (stopping it first with SIGTERM if it still runs).
    */
   restart(): Promise<void>
+  /**
+   * Stops it with SIGSTOP: it keeps its connections and answers nothing (a
+   * stopped process, a partition that drops packets), until `resume()` or
+   * the end of the test.
+   */
+  pause(): void
+  /** Lets a paused Redis go on (SIGCONT). */
+  resume(): void
+  /**
+   * Adds an ACL user with `rules` (`['~*', '+@all', '-@dangerous']`) and
+   * gives its URL, `redis://<name>:<password>@…`.
+   */
+  user(name: string, password: string, rules: string[]): Promise<string>
 }
 
 /**
@@ -69,6 +82,11 @@ export async function startRedis({
   onTestFinished(() => rm(dir, { recursive: true, force: true }))
   onTestFinished(() => kill('SIGKILL'))
 
+  const signal = (name: NodeJS.Signals): void => {
+    const pid = server?.child.pid
+    if (pid === undefined) throw new Error('Redis is not running.')
+    process.kill(pid, name)
+  }
   const wrap = (command: string, args: string[]): [string, string[]] => [
     command,
     [...args, ...extraArgs],
@@ -80,6 +98,32 @@ export async function startRedis({
     port,
     dir,
     kill,
+    pause() {
+      signal('SIGSTOP')
+      onTestFinished(() => {
+        try {
+          signal('SIGCONT')
+        } catch {}
+      })
+    },
+    resume: () => signal('SIGCONT'),
+    async user(name, password, rules) {
+      const admin = createClient({ url }).on('error', () => {})
+      await admin.connect()
+      try {
+        await admin.sendCommand([
+          'ACL',
+          'SETUSER',
+          name,
+          'on',
+          `>${password}`,
+          ...rules,
+        ])
+      } finally {
+        admin.destroy()
+      }
+      return url.replace('redis://', `redis://${name}:${password}@`)
+    },
     async restart() {
       await kill('SIGTERM')
       server = await startRedisServer({ binary, dir, port, appendfsync, wrap })

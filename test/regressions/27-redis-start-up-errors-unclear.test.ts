@@ -39,18 +39,9 @@ it('names the URL and says that its database must be a number', async () => {
 
 it('says that Redis refused the password or asks for one, not that it is unreachable', async () => {
   const redis = await startRedis()
+  await redis.user('app', 'right', ['~*', '&*', '+@all'])
   const client = createClient({ url: redis.url }).on('error', () => {})
   await client.connect()
-  await client.sendCommand([
-    'ACL',
-    'SETUSER',
-    'app',
-    'on',
-    '>right',
-    '~*',
-    '&*',
-    '+@all',
-  ])
   await client.configSet('requirepass', 'sekret')
   client.destroy()
   const at = redis.url.replace('redis://', '')

@@ -1,5 +1,4 @@
-import { createClient } from '@redis/client'
-import { expect, it, onTestFinished } from 'vitest'
+import { expect, it } from 'vitest'
 import { storageUnavailable } from '../../src/request/errors.ts'
 import { startRedis } from '../_redis.ts'
 import { postCustomer, startServer } from '../_servers.ts'
@@ -35,18 +34,8 @@ it('answers 503 within the store timeout while Redis answers nothing, says degra
     customersPerAccount: 0,
     store: { url: redis.url, namespace: 'hung' },
   })
-  const client = createClient({ url: redis.url }).on('error', () => {})
-  await client.connect()
-  const pid = Number(/process_id:(\d+)/.exec(await client.info('server'))![1])
-  client.destroy()
   expect((await get(server.url, '/__sandbox/health')).status).toBe(200)
-
-  process.kill(pid, 'SIGSTOP')
-  onTestFinished(() => {
-    try {
-      process.kill(pid, 'SIGCONT')
-    } catch {}
-  })
+  redis.pause()
   const held = await post(server.url, 'held-1')
   expect(held.status).toBe(503)
   expect(held.headers.get('retry-after')).toMatch(/^\d+$/)
@@ -63,7 +52,7 @@ it('answers 503 within the store timeout while Redis answers nothing, says degra
   })
   expect((await get(server.url, '/__sandbox/state')).status).toBe(503)
 
-  process.kill(pid, 'SIGCONT')
+  redis.resume()
   let status = 0
   for (const started = Date.now(); Date.now() - started < PATIENCE_MS;) {
     status = (await get(server.url, '/__sandbox/health')).status

@@ -12,31 +12,18 @@ import { createNamed, runCli, startServer } from '../_servers.ts'
 
 it('serves from a Redis whose user may not run the commands ACLs class as dangerous', async () => {
   const redis = await startRedis()
-  const admin = createClient({ url: redis.url }).on('error', () => {})
-  await admin.connect()
-  await admin.sendCommand([
-    'ACL',
-    'SETUSER',
-    'app',
-    'on',
-    '>pw',
+  const url = await redis.user('app', 'pw', [
     // The sandbox's keys only, as the shared-sandbox guide gives it.
     '~{restricted}:*',
     '+@all',
     '-@dangerous',
   ])
   // The user is refused INFO, as it was asked before.
-  const user = createClient({
-    url: redis.url.replace('redis://', 'redis://app:pw@'),
-  }).on('error', () => {})
+  const user = createClient({ url }).on('error', () => {})
   await user.connect()
   await expect(user.info('cluster')).rejects.toThrow(/NOPERM/)
   user.destroy()
-  admin.destroy()
-  const store = {
-    url: redis.url.replace('redis://', 'redis://app:pw@'),
-    namespace: 'restricted',
-  }
+  const store = { url, namespace: 'restricted' }
 
   const first = await startServer({ seed: 1, store })
   const created = await createNamed(first.url, 'Kept')
@@ -61,17 +48,8 @@ it('serves from a Redis whose user may not run the commands ACLs class as danger
 
 it('still names a Redis that refuses the user every command', async () => {
   const redis = await startRedis()
-  const admin = createClient({ url: redis.url }).on('error', () => {})
-  await admin.connect()
-  await admin.sendCommand(['ACL', 'SETUSER', 'none', 'on', '>pw', '-@all'])
-  admin.destroy()
-  const cli = runCli([
-    '--port',
-    '0',
-    '--quiet',
-    '--store',
-    redis.url.replace('redis://', 'redis://none:pw@'),
-  ])
+  const url = await redis.user('none', 'pw', ['-@all'])
+  const cli = runCli(['--port', '0', '--quiet', '--store', url])
   expect(await cli.exited).toBe(1)
   const lines = cli.stderr().trim().split('\n')
   expect(lines).toHaveLength(1)
