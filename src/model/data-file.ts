@@ -577,7 +577,12 @@ export async function lockDataFile(path: string): Promise<DataFileLock> {
       (holder === undefined || !isLive(holder, place, lockPath))
     ) {
       // The holder died without releasing it (kill -9): take it over.
-      if (holder !== undefined) await takeOver(lockPath, place, token)
+      if (holder !== undefined) {
+        await takeOver(lockPath, place, token).catch(async (error) => {
+          await unlink(temp).catch(() => {})
+          throw cannotLock(path, lockPath, error as NodeJS.ErrnoException)
+        })
+      }
       continue
     }
     await unlink(temp).catch(() => {})
