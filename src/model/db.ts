@@ -115,15 +115,25 @@ function createIndex<T extends { id: string; account_id?: string }>(
   also: SideIndex<T> = { add() {}, drop() {} },
 ): Index<T> {
   const byId = new Map<string, T>()
+  // @note Where each record went in its account's list. It can only have
+  // moved towards the front since (a drop splices the list), so a swap
+  // searches back from there: searching from the end, a load that reserves
+  // thousands of records at once scanned every later one for each, and a
+  // start on 100k customers took seconds.
+  const placed = new WeakMap<T, number>()
   return {
     byId,
     swap(prev, next) {
       byId.set(next.id, next)
       if (byAccount && next.account_id !== undefined) {
-        // A record just reserved is one of the last made: search from the end.
         const list = byAccount.get(next.account_id)
-        const at = list?.lastIndexOf(prev) ?? -1
-        if (at !== -1) list![at] = next
+        const at = list
+          ? list.lastIndexOf(prev, placed.get(prev) ?? list.length - 1)
+          : -1
+        if (at !== -1) {
+          list![at] = next
+          placed.set(next, at)
+        }
       }
       also.swap?.(prev, next)
     },
@@ -135,6 +145,7 @@ function createIndex<T extends { id: string; account_id?: string }>(
         const list = byAccount.get(record.account_id)
         if (list) list.push(record)
         else byAccount.set(record.account_id, [record])
+        placed.set(record, (list?.length ?? 1) - 1)
       }
       also.add(record)
     },
