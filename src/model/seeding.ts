@@ -18,6 +18,9 @@ import {
 } from './schemas.ts'
 import { isMaskedSecret } from './secrets.ts'
 
+/** How many records are created at once, seeded or put back. */
+const INSERT_SLICE = 256
+
 /**
  * The settled options that seeding and a session's checks read: the part of
  * `ResolvedOptions` they need, named here so that the model does not reach
@@ -101,6 +104,8 @@ export async function seedDefaultData(
           created_at: createdAt,
         }),
       )
+      // @note In slices, as saved data is put back (`INSERT_SLICE`).
+      if (pending.length >= INSERT_SLICE) await Promise.all(pending.splice(0))
       if (++done % CUSTOMERS_PER_PROGRESS_REPORT === 0) {
         const paused = options.onSeedProgress?.(done, total)
         if (paused) await paused
@@ -110,9 +115,6 @@ export async function seedDefaultData(
   }
   if (total > 0) options.onSeedProgress?.(total, total)
 }
-
-/** How many records of saved data are created at once. */
-const INSERT_SLICE = 256
 
 /**
  * Fills an empty database with the records of saved data (from `dump()`, a
