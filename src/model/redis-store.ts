@@ -214,6 +214,9 @@ export async function openRedisStore(
     // @note Commands fail at once while Redis is away, rather than wait in
     // a queue: the request answers 503 and nothing stale is served.
     disableOfflineQueue: true,
+    // @note No timer of the client's own per command: the store's watchdog
+    // bounds every call (`bounded`), with one timer for all of them.
+    commandOptions: { timeout: 0 },
     socket: {
       connectTimeout: timeoutMs,
       // Never give up once connected; at start, one failure is the answer.
@@ -717,7 +720,7 @@ export async function openRedisStore(
       // without it, so decided again.
       const late = sending.filter((p) => p.decidedAt < lastRemote || lost)
       const ready = sending.filter((p) => !late.includes(p))
-      refuse(late, new StoreConflict())
+      if (late.length > 0) refuse(late, new StoreConflict())
       if (ready.length === 0) continue
       const keys = logKeys
       const args = [String(seen), ...ready.map((p) => p.text)]
@@ -1094,6 +1097,8 @@ function clusterOf(url: string, timeoutMs: number) {
   const { username, password, protocol } = new URL(url)
   const cluster = createCluster({
     rootNodes: [{ url }],
+    // As the one Redis's client: the store's watchdog bounds every call.
+    commandOptions: { timeout: 0 },
     defaults: {
       ...(username && { username: decodeURIComponent(username) }),
       ...(password && { password: decodeURIComponent(password) }),
