@@ -22,6 +22,7 @@ import {
   MAX_FIELD_ERRORS,
   PROBLEM_TYPE_BASE,
   problemJson,
+  SERVER_EDGE_THROWS,
   type AnswerHeader,
   type ErrorCode,
   type ErrorFormatter,
@@ -198,6 +199,10 @@ const HEADERS = {
     type: 'string',
     enum: ['application/json'],
   }),
+  AcceptEncoding: header(
+    '`identity`: on a body sent compressed or with a transfer coding other than chunked, which the sandbox never decodes.',
+    { type: 'string', enum: ['identity'] },
+  ),
   ETag: header(
     'Moves with every change the answer shows; send it in `If-None-Match`. Weak (`W/`) while the clock runs.',
     { type: 'string', pattern: '^(W/)?"[^"]*"$' },
@@ -219,6 +224,7 @@ const HEADER_NAMES: Record<keyof typeof HEADERS, string> = {
   RateLimit: 'RateLimit',
   RateLimitPolicy: 'RateLimit-Policy',
   AcceptPost: 'Accept-Post',
+  AcceptEncoding: 'Accept-Encoding',
   ETag: 'ETag',
   CacheControlNoCache: 'Cache-Control',
   CacheControl: 'Cache-Control',
@@ -260,6 +266,7 @@ const ANSWER_HEADERS: Record<AnswerHeader, keyof typeof HEADERS> = {
   'WWW-Authenticate': 'WWWAuthenticate',
   'Retry-After': 'RetryAfter',
   'Accept-Post': 'AcceptPost',
+  'Accept-Encoding': 'AcceptEncoding',
   RateLimit: 'RateLimit',
   'RateLimit-Policy': 'RateLimitPolicy',
 }
@@ -325,21 +332,32 @@ const operationErrors = (spec: OperationSpec) => {
     (spec.throws ?? []).map((code) => [code, []]),
   )
   const statuses = foldErrors([{ throws: own, carried }, ...declared])
+  // The standalone server's edge answers before the first step; its codes
+  // follow those a scenario stands for, so that a status already listed
+  // keeps its codes where they were.
+  const edge = foldErrors([{ throws: SERVER_EDGE_THROWS }])
   const anyStatus = steps.flatMap((step) => step.anyStatus ?? [])
+  const listed = [...new Set([...statuses.keys(), ...edge.keys()])]
   return {
     ...Object.fromEntries(
-      [...statuses].map(([status, entry]) => {
-        // An answer of the operation's own that an Idempotency-Key replays.
-        const replayed = entry.codes.some((code) =>
-          spec.replays?.includes(code),
+      listed.map((status) => {
+        const entry = statuses.get(status)
+        const codes = entry?.codes ?? []
+        const edgeCodes = (edge.get(status)?.codes ?? []).filter(
+          (code) => !codes.includes(code),
         )
+        const edgeEntry = edge.get(status)
+        const headers = [
+          ...(entry ? headersOf(entry) : []),
+          ...(edgeEntry ? headersOf(edgeEntry) : []),
+        ].filter((name, at, all) => all.indexOf(name) === at)
+        // An answer of the operation's own that an Idempotency-Key replays.
+        const replayed = codes.some((code) => spec.replays?.includes(code))
         return [
           status,
           problemResponse(
-            [...entry.codes, ...anyStatus],
-            replayed
-              ? [...headersOf(entry), 'IdempotentReplayed']
-              : headersOf(entry),
+            [...codes, ...anyStatus, ...edgeCodes],
+            replayed ? [...headers, 'IdempotentReplayed'] : headers,
           ),
         ]
       }),
@@ -494,7 +512,9 @@ function describeSurface(
   const steps = SURFACE_STEPS.filter(
     (step) =>
       (!step.guard || step.guard === guard) &&
-      (!step.adminToken || options.adminToken !== undefined),
+      (!step.adminToken || options.adminToken !== undefined) &&
+      (!step.body || document.body !== undefined) &&
+      (!step.stored || guard !== 'public'),
   )
   const own: Throws = Object.fromEntries(
     (document.throws ?? []).map((code) => [code, []]),

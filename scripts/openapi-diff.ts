@@ -75,7 +75,7 @@ export function findBreakingChanges(
   const lines = diffs
     .filter(
       (diff) =>
-        diff.type === 'breaking' ||
+        (diff.type === 'breaking' && !isAddedAnswerCode(diff)) ||
         isRemovedEnumValue(diff) ||
         isRemovedRequestField(diff),
     )
@@ -93,6 +93,20 @@ export function findBreakingChanges(
  */
 const isRemovedEnumValue = ({ action, path }: Diff): boolean =>
   action === 'remove' && path.at(-2) === 'enum'
+
+/**
+ * A code added under an error status an operation already lists.
+ *
+ * @note The tool calls any value added to an answer's enum breaking, but
+ * docs/versioning.md promises new error codes under a status already
+ * listed, and a client reads an unknown `code` by its status.
+ */
+const isAddedAnswerCode = ({ action, path }: Diff): boolean =>
+  action === 'add' &&
+  path[3] === 'responses' &&
+  Number(path[4]) >= 400 &&
+  path.at(-3) === 'code' &&
+  path.at(-2) === 'enum'
 
 /**
  * A field gone from a request body.

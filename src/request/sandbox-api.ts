@@ -1,7 +1,12 @@
 // What every /__sandbox/* route runs first: the admin guard, the body, storing the change.
 import type { BearerResult } from './auth.ts'
 import type { Route, RouteCall, SandboxContext } from './context.ts'
-import { SandboxError, type ErrorCode, type Throws } from './errors.ts'
+import {
+  SandboxError,
+  SERVER_EDGE_THROWS,
+  type ErrorCode,
+  type Throws,
+} from './errors.ts'
 import { storageUnavailable } from './errors.ts'
 import { StoreConflict, type Store } from '../model/store.ts'
 import { constantTimeEqual } from '../model/secrets.ts'
@@ -287,6 +292,10 @@ export interface SurfaceStep {
   guard?: SurfaceRoute['guard']
   /** Runs only when the sandbox has an admin token. */
   adminToken?: true
+  /** Runs only for calls that take a body. */
+  body?: true
+  /** Runs for every call but the public ones (health, the document). */
+  stored?: true
   throws: Throws
 }
 
@@ -321,9 +330,30 @@ export const SURFACE_STEPS: readonly SurfaceStep[] = [
   },
   { step: 'body', throws: { invalid_json: [], validation_failed: [] } },
   {
-    // The standalone server's edge (issue 14): foreign origins, rebinding.
+    // readBody in validation.ts: the size and encoding any body is held to.
+    step: 'body read',
+    body: true,
+    throws: {
+      payload_too_large: [],
+      unsupported_media_type: ['Accept-Encoding'],
+    },
+  },
+  {
+    // A store that refuses a change, or that a fleet's replica cannot
+    // read (runSandboxCall, the router): the answers of a server with one.
+    step: 'store',
+    stored: true,
+    throws: { storage_unavailable: ['Retry-After'] },
+  },
+  {
+    // The standalone server's edge (issue 14): foreign origins, rebinding,
+    // and what it refuses on any route.
     step: 'edge',
-    throws: { forbidden_origin: [], host_not_allowed: [] },
+    throws: {
+      forbidden_origin: [],
+      host_not_allowed: [],
+      ...SERVER_EDGE_THROWS,
+    },
   },
 ]
 
