@@ -419,8 +419,18 @@ export function resolveOptions(options: SandboxOptions = {}): ResolvedOptions {
   const resolved: ResolvedOptions = {
     ...withDefaults<Defaults>(DEFAULTS, o),
     baseUrl: o.baseUrl === undefined ? undefined : new URL(o.baseUrl),
-    fixtures: { accounts: o.fixtures?.accounts ?? DEFAULT_ACCOUNTS },
+    // @note Copies of the defaults, as the parse copies what was passed:
+    // a change to one sandbox's `options` never reaches another sandbox.
+    fixtures: {
+      accounts:
+        o.fixtures?.accounts ??
+        DEFAULT_ACCOUNTS.map((account) => ({
+          ...account,
+          apiKeys: account.apiKeys.map((key) => ({ ...key })),
+        })),
+    },
     requiredFields: o.requiredFields ?? [...DEFAULTS.requiredFields],
+    scopes: o.scopes ?? [...DEFAULTS.scopes],
     nameLength: withDefaults(DEFAULTS.nameLength, o.nameLength),
     expiresIn: {
       min,
