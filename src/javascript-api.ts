@@ -8,10 +8,12 @@ import { checkRoom, limitHint, LimitReachedError } from './request/limits.ts'
 import type { ResolvedOptions } from './options.ts'
 import type { AccountView, SandboxCore, TokenView } from './sandbox.ts'
 import {
+  ACCOUNT_NAME_MAX,
   SANDBOX_DATA_FORMAT,
   SANDBOX_DATA_VERSION,
   SESSION_FORMAT,
   SESSION_VERSION,
+  textSchema,
   type SandboxData,
   type SandboxSession,
   type TokenRecord,
@@ -22,6 +24,27 @@ import {
   parseSandboxData,
 } from './model/seeding.ts'
 import { maskSecret } from './model/secrets.ts'
+
+// The rule of `account_name` in POST /__sandbox/api-keys.
+const AccountNameSchema = textSchema('accountName', {
+  min: 1,
+  max: ACCOUNT_NAME_MAX,
+})
+
+/** Throws what `createApiKey()` says of an account name the HTTP call refuses. */
+function checkAccountName(name: unknown): void {
+  if (typeof name !== 'string') {
+    throw new TypeError(
+      `Failed to create an API key: accountName must be a string (got ${name === null ? 'null' : typeof name}).`,
+    )
+  }
+  const parsed = AccountNameSchema.safeParse(name)
+  if (!parsed.success) {
+    throw new RangeError(
+      `Failed to create an API key: ${parsed.error.issues[0]!.message}.`,
+    )
+  }
+}
 
 /** How `replaceData` makes the sandbox's new data. */
 export interface DataReplacement {
@@ -265,6 +288,7 @@ export function createJavaScriptApi(
     scenarios: ctx.scenarios,
     account: accountControls,
     async createApiKey({ accountName } = {}) {
+      if (accountName !== undefined) checkAccountName(accountName)
       await ctx.ready
       const { db, nextId } = ctx
       // @note The inserts below await, so accounts still being made count

@@ -134,7 +134,10 @@ export interface SandboxCore {
    */
   account(accountOrApiKey: string): AccountControls
   /**
-   * Mints a new account and its API key.
+   * Mints a new account and its API key. An `accountName` is held to the
+   * rule of `POST /__sandbox/api-keys` (1 to 200 characters, some visible,
+   * no control characters); another rejects with a `TypeError` or
+   * `RangeError` that says so.
    * @example const { apiKey } = await sandbox.createApiKey({ accountName: 'Acme' })
    */
   createApiKey(options?: { accountName?: string }): Promise<CreatedApiKey>
