@@ -29,7 +29,10 @@ import {
   type Throws,
 } from '../src/request/errors.ts'
 import type { ResolvedOptions } from '../src/options.ts'
-import { SandboxSessionSchema } from '../src/model/schemas.ts'
+import {
+  JournalEntrySchema,
+  SandboxSessionSchema,
+} from '../src/model/schemas.ts'
 
 type JsonObject = Record<string, unknown>
 
@@ -76,20 +79,7 @@ const SurfaceSchemas = {
     network_error: z.boolean(),
     remaining: z.int(),
   }),
-  JournalEntry: z.object({
-    request_id: z.string(),
-    operation: z.enum(OPERATION_NAMES).nullable(),
-    method: z.string(),
-    path: z.string(),
-    status: z.int(),
-    code: z.string().nullable(),
-    account_id: z.string().nullable(),
-    credential: z.string().nullable(),
-    duration_ms: z.number(),
-    at: z.iso.datetime(),
-    scenario: z.string().nullable(),
-    replayed: z.boolean(),
-  }),
+  JournalEntry: JournalEntrySchema,
   Assumption: z.object({
     id: z.string(),
     interface: z.string(),

@@ -351,6 +351,25 @@ function refuseSharedIdsAndSecrets(
 /** Everything a sandbox holds, secrets included. */
 export type SandboxData = z.infer<typeof SandboxDataSchema>
 
+/**
+ * One entry of the request journal, as `GET /__sandbox/requests` answers it
+ * and a session holds it.
+ */
+export const JournalEntrySchema = z.object({
+  request_id: z.string(),
+  operation: z.enum(OPERATION_NAMES).nullable(),
+  method: z.string(),
+  path: z.string(),
+  status: z.int(),
+  code: z.string().nullable(),
+  account_id: z.string().nullable(),
+  credential: z.string().nullable(),
+  duration_ms: z.number(),
+  at: z.iso.datetime(),
+  scenario: z.string().nullable(),
+  replayed: z.boolean(),
+})
+
 /** The format of a session export. */
 export const SESSION_FORMAT = 'customer-token-sandbox/session'
 /** The version of the session format this release reads and writes. */

@@ -9,6 +9,7 @@ import type { Database } from './db.ts'
 import { createIdGenerator } from './ids.ts'
 import {
   codePoints,
+  JournalEntrySchema,
   SANDBOX_DATA_FORMAT,
   SANDBOX_DATA_VERSION,
   SandboxDataSchema,
@@ -184,11 +185,14 @@ export function parseSession(input: unknown): SandboxSession {
   )
 }
 
+const JOURNAL_ENTRY = JournalEntrySchema.strict()
+
 /**
  * Refuses a session that breaks a rule the API enforces under `options` (the
  * session's own, with those passed beside it): a customer's name or email
  * longer than `nameLength.max` or `emailMaxLength`, a record of an account
- * the session does not hold, a journal longer than `journalLimit`. Throws a
+ * the session does not hold, a journal longer than `journalLimit` or with an
+ * entry that is not one the journal writes. Throws a
  * `TypeError` naming the JSON path of the first, as `parseSession` does:
  * such a file was edited or made by hand, and replaying it would serve what
  * no request could have made.
@@ -215,6 +219,15 @@ export function checkSessionRules(
       `it holds ${journal.length} entries, more than the ${options.journalLimit} that journalLimit keeps; keep the newest ${options.journalLimit}, or replay it with a journalLimit of at least ${journal.length}`,
     )
   }
+  // Served as they are by GET /__sandbox/requests, whose document they
+  // must fit, and read by tests through sandbox.journal.
+  journal.forEach((entry, index) => {
+    const parsed = JOURNAL_ENTRY.safeParse(entry)
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!
+      refuse(['journal', index, ...issue.path].join('.'), issue.message)
+    }
+  })
   const accounts = new Set(data.accounts.map((account) => account.id))
   for (const kind of ['api_keys', 'customers', 'tokens'] as const) {
     data[kind].forEach((record, index) => {

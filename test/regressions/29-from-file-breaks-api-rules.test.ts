@@ -55,7 +55,20 @@ it('replays the same session untouched, and one whose journal fits a journalLimi
   const replayed = createSandbox({ from: session })
   await replayed.ready
   expect(replayed.customers.count()).toBe(session.data.customers.length)
-  session.journal = Array.from({ length: 1500 }, () => ({}))
+  session.journal = Array.from({ length: 1500 }, (_, i) => ({
+    request_id: `req_${i}`,
+    operation: 'createCustomer',
+    method: 'POST',
+    path: '/v1/customers',
+    status: 201,
+    code: null,
+    account_id: 'acct_DemoAccount001',
+    credential: 'sk_test_…0001',
+    duration_ms: 1,
+    at: session.data.clock.now,
+    scenario: null,
+    replayed: false,
+  }))
   expect(() =>
     createSandbox({ from: session, journalLimit: 2000 }),
   ).not.toThrow()
