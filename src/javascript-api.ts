@@ -258,6 +258,9 @@ export function createJavaScriptApi(
         typeof input === 'string' || input instanceof URL || init !== undefined
           ? new Request(input, init)
           : input
+      // @note As the platform's fetch does: a request whose signal is
+      // aborted before it is sent is never sent, so nothing is stored.
+      if (request.signal.aborted) return Promise.reject(request.signal.reason)
       // @note As the platform's fetch does: the body can be read only once.
       if (request.bodyUsed) {
         return Promise.reject(

@@ -84,7 +84,9 @@ export interface SandboxCore {
    * Answers a request without MSW: the one way in, which the MSW handlers,
    * the browser's worker and the standalone server all call. A request the
    * sandbox does not serve gets a `404 not_found` problem. Takes what
-   * `fetch` takes: a `Request`, or a URL and its init.
+   * `fetch` takes: a `Request`, or a URL and its init. As `fetch` does, it
+   * rejects with the signal's reason a request whose signal is aborted
+   * already, which is then never answered nor stored.
    * @example await sandbox.fetch(new Request('http://localhost/__sandbox/health'))
    * @example await sandbox.fetch('http://localhost/__sandbox/health')
    */
