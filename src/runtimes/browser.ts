@@ -150,7 +150,28 @@ async function startOne(
         ).persistInLocalStorage(core, key)
   const save = (): void => persistence?.save()
 
-  const worker = setupWorker(...toMswHandlers(router))
+  // Requests being answered: another tab's save is taken in between them,
+  // as taking it replaces the data that a request in flight writes to.
+  let inFlight = 0
+  let idle: (() => void) | undefined
+  const counted = {
+    patterns: router.patterns,
+    async fetch(request: Request) {
+      inFlight++
+      try {
+        return await router.fetch(request)
+      } finally {
+        if (--inFlight === 0) idle?.()
+      }
+    },
+  }
+  // Settles once no request is being answered, checked again after each
+  // wait: another may have begun meanwhile.
+  const whenIdle = (): Promise<void> =>
+    inFlight === 0
+      ? Promise.resolve()
+      : new Promise<void>((done) => (idle = done)).then(whenIdle)
+  const worker = setupWorker(...toMswHandlers(counted))
   const scriptUrl = serviceWorker?.url ?? DEFAULT_WORKER_URL
   let registration: ServiceWorkerRegistration | undefined
   try {
@@ -180,11 +201,11 @@ async function startOne(
       `${PREFIX} The service worker at ${new URL(scriptUrl, location.href).href} controls ${registration.scope} only, and this page (${location.href}) is outside it, so the sandbox would answer nothing here. Serve mockServiceWorker.js from a folder that contains the page (the site's root: \`npx msw init public\`), or serve it with the header "Service-Worker-Allowed: /" and pass serviceWorker: { url, options: { scope: '/' } }.`,
     )
   }
-  persistence?.listen()
+  persistence?.listen(whenIdle)
 
   let stopped = false
   return Object.assign(sandbox, {
-    handlers: toMswHandlers(router),
+    handlers: toMswHandlers(counted),
     worker,
     restored: persistence?.restored ?? false,
     save,

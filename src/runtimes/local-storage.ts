@@ -3,6 +3,7 @@ import type { SandboxCore } from '../sandbox.ts'
 import type { createSandboxCore } from '../sandbox-core.ts'
 import type { DurableState } from '../durable-state.ts'
 import type { Store } from '../model/store.ts'
+import type { SandboxData } from '../model/schemas.ts'
 
 const STORAGE_VERSION = 1
 const PREFIX = '[customer-token-sandbox]'
@@ -16,9 +17,10 @@ export interface Persistence {
   /**
    * Saves when the page is hidden, and takes in what another tab of this
    * origin saves, so that its records are not overwritten by this tab's
-   * next save.
+   * next save: once `idle()` settles, as taking it replaces the data that a
+   * request in flight writes to.
    */
-  listen(): void
+  listen(idle: () => Promise<void>): void
   /** Saves no more and stops listening (the worker stopped). */
   stop(): void
 }
@@ -32,7 +34,7 @@ export interface Persistence {
  * const core = createSandboxCore()
  * await core.sandbox.ready
  * const persistence = await persistInLocalStorage(core, 'my-app-sandbox')
- * persistence?.listen()
+ * persistence?.listen(() => Promise.resolve())
  */
 export async function persistInLocalStorage(
   core: ReturnType<typeof createSandboxCore>,
@@ -43,17 +45,33 @@ export async function persistInLocalStorage(
   const { sandbox, adopt } = core
   const durable = await core.durable()
   const store = localStorageStore(storage, key, durable)
-  const restored = await restore(sandbox, durable, storage, key)
+  const restored = await restore(
+    sandbox,
+    durable,
+    storage,
+    key,
+    undefined,
+    store,
+  )
   core.attach(store)
+  // The first tab saves its seeded data at once: a tab opened next starts
+  // from it, in the same epoch, instead of from data of its own.
+  if (!restored) store.save()
+  let taking = Promise.resolve()
+  let idle = (): Promise<void> => Promise.resolve()
   const onStorage = (event: StorageEvent): void => {
     if (event.key !== key || event.newValue === null) return
     if (event.storageArea !== storage) return
-    void restore(sandbox, durable, storage, key, adopt)
+    taking = taking.then(async () => {
+      await idle()
+      await restore(sandbox, durable, storage, key, adopt, store)
+    })
   }
   return {
     restored,
     save: store.save,
-    listen() {
+    listen(whenIdle) {
+      idle = whenIdle
       addEventListener('pagehide', store.save)
       addEventListener('storage', onStorage)
     },
@@ -67,6 +85,11 @@ export async function persistInLocalStorage(
 
 /** The memory store saved to localStorage. */
 interface LocalStorageStore extends Store {
+  /**
+   * The whole state the saved data descends from: the same in every tab
+   * until one of them resets, loads or restores.
+   */
+  epoch: string
   /** Writes the sandbox to localStorage now, unless stopped. */
   save(): void
   /** Saves no more (the worker stopped). */
@@ -101,6 +124,7 @@ function localStorageStore(
       const offset = Date.parse(data.clock.now) - Date.now()
       text = JSON.stringify({
         version: STORAGE_VERSION,
+        epoch: store.epoch,
         data,
         // A running clock that was set keeps its distance from real time.
         clock_offset_ms: data.clock.frozen ? 0 : offset,
@@ -124,8 +148,9 @@ function localStorageStore(
       console.warn(fullStorageMessage(key, text.length))
     }
   }
-  return {
+  const store: LocalStorageStore = {
     kind: 'local-storage',
+    epoch: newEpoch(),
     // @note Never shown: a full storage is said in the console, and the
     // answer, decided in memory, stands.
     outage: {
@@ -137,6 +162,9 @@ function localStorageStore(
       save()
     },
     async saveState() {
+      // A whole new state (a reset, a load, a restore): the other tabs
+      // take it as it is, not merged with what they hold.
+      store.epoch = newEpoch()
       save()
     },
     fault: () => undefined,
@@ -145,6 +173,41 @@ function localStorageStore(
       saving = false
     },
   }
+  return store
+}
+
+// Ordered by time: of two whole states, the later one is the later epoch.
+const newEpoch = (): string =>
+  `${Date.now().toString(36).padStart(9, '0')}-${Math.random().toString(36).slice(2)}`
+
+type SavedRecords = Pick<
+  SandboxData,
+  'accounts' | 'api_keys' | 'customers' | 'tokens'
+>
+
+/**
+ * Another tab's saved data with this tab's records that it lacks: two tabs
+ * that each wrote before taking in the other's save keep both writes.
+ */
+function mergeRecords(theirs: unknown, mine: SavedRecords): unknown {
+  const data = theirs as Partial<SavedRecords> | null
+  if (typeof data !== 'object' || data === null) return theirs
+  const secrets = new Set(
+    [...(data.api_keys ?? []), ...(data.tokens ?? [])].map((r) => r?.secret),
+  )
+  const merged: Record<string, unknown> = { ...data }
+  for (const kind of ['accounts', 'api_keys', 'customers', 'tokens'] as const) {
+    const records = data[kind]
+    if (!Array.isArray(records)) return theirs
+    const ids = new Set(records.map((record) => record?.id))
+    const missing = (mine[kind] as { id: string; secret?: string }[]).filter(
+      (record) =>
+        !ids.has(record.id) &&
+        (record.secret === undefined || !secrets.has(record.secret)),
+    )
+    merged[kind] = [...records, ...missing]
+  }
+  return merged
 }
 
 /** Whether `error` is a storage's "quota exceeded", by either name browsers give it. */
@@ -185,19 +248,43 @@ async function restore(
   // Set for another tab's save: that data is taken in, keeping this tab's
   // journal and queued scenarios, and a bad one is ignored.
   adopt?: (input: unknown) => Promise<void>,
+  store?: LocalStorageStore,
 ): Promise<boolean> {
   const text = storage.getItem(key)
   if (text === null) return false
   try {
     const saved = JSON.parse(text) as {
       version?: unknown
+      epoch?: unknown
       data?: unknown
       clock_offset_ms?: unknown
     }
     if (saved?.version !== STORAGE_VERSION) {
       throw new TypeError(`it is not version ${STORAGE_VERSION} of the format`)
     }
-    await (adopt ? adopt(saved.data) : sandbox.load(saved.data))
+    const epoch = typeof saved.epoch === 'string' ? saved.epoch : undefined
+    if (adopt && store && epoch !== undefined && epoch < store.epoch) {
+      // An older whole state, saved by a tab that had not yet taken this
+      // tab's reset in: this tab's newer one is saved again over it.
+      store.save()
+      return false
+    }
+    // @note Saved from the same whole state, it lacks only what this tab
+    // wrote since: its records are kept, and saved with the other tab's.
+    const merging = adopt !== undefined && store?.epoch === epoch
+    const mine = merging ? durable.dump() : undefined
+    const data = mine ? mergeRecords(saved.data, mine) : saved.data
+    await (adopt ? adopt(data) : sandbox.load(data))
+    if (store && epoch !== undefined) store.epoch = epoch
+    if (mine && data !== saved.data) {
+      const count = (records: SavedRecords) =>
+        records.accounts.length +
+        records.api_keys.length +
+        records.customers.length +
+        records.tokens.length
+      if (count(data as SavedRecords) > count(saved.data as SavedRecords))
+        store!.save()
+    }
     // The answered Idempotency-Keys and the queued scenarios, when kept.
     if (!adopt) durable.restore(saved.data as Record<string, unknown>)
     const offset = saved.clock_offset_ms
