@@ -4,14 +4,17 @@ import type {
   OperationSpec,
 } from '../src/request/define-operation.ts'
 import { OPERATION_NAMES } from '../src/model/operations.ts'
-import { PIPELINE_STEPS } from '../src/request/pipeline.ts'
 import {
-  SURFACE_STEPS,
   surfacePath,
   type SurfaceDocument,
   type SurfaceProse,
   type SurfaceRoute,
 } from '../src/request/sandbox-api.ts'
+import {
+  PIPELINE_STEPS,
+  SERVER_EDGE_THROWS,
+  SURFACE_STEPS,
+} from '../src/request/answer-steps.ts'
 import { ACCOUNT_PROSE } from './account.docs.ts'
 import { SANDBOX_PROSE } from './sandbox.docs.ts'
 import { z } from 'zod'
@@ -22,7 +25,6 @@ import {
   MAX_FIELD_ERRORS,
   PROBLEM_TYPE_BASE,
   problemJson,
-  SERVER_EDGE_THROWS,
   type AnswerHeader,
   type ErrorCode,
   type ErrorFormatter,

@@ -52,7 +52,7 @@ export interface OperationSpec {
   replays?: readonly ErrorCode[]
   /**
    * The codes its own step (`authorize`, `execute`) answers with besides
-   * those the pipeline's steps declare (`PIPELINE_STEPS`): the document
+   * those the pipeline's steps declare (`PIPELINE_STEPS`, answer-steps.ts): the document
    * lists them first under their status.
    */
   throws?: readonly ErrorCode[]

@@ -37,26 +37,6 @@ export type AnswerHeader =
 export type Throws = Partial<Record<ErrorCode, readonly AnswerHeader[]>>
 
 /**
- * What the standalone server's edge answers before a request reaches its
- * route, whatever the route (`node-edge.ts`, `node.ts`, `edge.ts`): a
- * request node:http cannot read or that did not arrive in time, a bad or
- * second `Host`, a repeated header, a transfer coding, an `Expect` it cannot
- * meet, too many headers. The document lists them under every call, so that
- * a validating proxy or a generated client expects them.
- *
- * @example
- * Object.keys(SERVER_EDGE_THROWS) // ['invalid_request', 'invalid_host', …]
- */
-export const SERVER_EDGE_THROWS: Throws = {
-  invalid_request: [],
-  invalid_host: [],
-  request_timeout: [],
-  unsupported_media_type: ['Accept-Encoding'],
-  expectation_failed: [],
-  headers_too_large: [],
-}
-
-/**
  * An error that becomes an HTTP answer: the pipeline catches it once and
  * renders it through the configured error format.
  *

@@ -18,9 +18,6 @@ import {
   STATUS_TEXT,
   storageUnavailable,
   validationError,
-  type AnswerHeader,
-  type ErrorCode,
-  type Throws,
 } from './errors.ts'
 import type { Operation } from './journal.ts'
 import { LimitReachedError, limitHint } from './limits.ts'
@@ -76,74 +73,6 @@ export function json(
     headers: { 'content-type': 'application/json', ...headers },
   })
 }
-
-/** What one step of `runOperation` can answer with, for the document. */
-export interface PipelineStep {
-  /** The check, as the contract's order names it. */
-  step: string
-  throws: Throws
-  /** Headers that every answer from this step on carries. */
-  sets?: readonly AnswerHeader[]
-  /** A code it answers with at whatever status it is asked for. */
-  anyStatus?: ErrorCode
-  /** Runs only for an operation that takes a body. */
-  body?: true
-}
-
-/**
- * The steps of `runOperation` in their order, each with the codes it can
- * answer with: the OpenAPI document derives every operation's error answers
- * from these and the operation's own `throws`, so a step that learns a new
- * code says so here, beside the code that throws it.
- *
- * @example
- * PIPELINE_STEPS.flatMap((step) => Object.keys(step.throws)) // ['missing_credentials', …]
- */
-export const PIPELINE_STEPS: readonly PipelineStep[] = [
-  {
-    step: 'authentication',
-    throws: {
-      missing_credentials: ['WWW-Authenticate'],
-      invalid_credentials: ['WWW-Authenticate'],
-      token_expired: ['WWW-Authenticate'],
-    },
-  },
-  {
-    // A malformed X-Sandbox-Scenario, or a take that cannot be stored.
-    step: 'scenario',
-    throws: { validation_failed: [], storage_unavailable: ['Retry-After'] },
-    anyStatus: 'simulated_failure',
-  },
-  {
-    step: 'rate limit',
-    throws: { rate_limited: ['Retry-After'] },
-    sets: ['RateLimit', 'RateLimit-Policy'],
-  },
-  { step: 'scope', throws: { insufficient_scope: ['WWW-Authenticate'] } },
-  {
-    step: 'content type',
-    throws: { unsupported_media_type: ['Accept-Post'] },
-    body: true,
-  },
-  { step: 'size', throws: { payload_too_large: [] }, body: true },
-  { step: 'JSON', throws: { invalid_json: [] }, body: true },
-  {
-    step: 'idempotency',
-    throws: {
-      validation_failed: [],
-      idempotency_in_progress: ['Retry-After'],
-      limit_reached: [],
-      idempotency_key_reused: [],
-    },
-    body: true,
-  },
-  { step: 'fields', throws: { validation_failed: [] } },
-  {
-    // A full store (checkRoom), a write that failed or kept losing.
-    step: 'store',
-    throws: { limit_reached: [], storage_unavailable: ['Retry-After'] },
-  },
-]
 
 /**
  * Runs one operation through the contract's order of checks: authentication

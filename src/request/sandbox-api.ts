@@ -1,12 +1,7 @@
 // What every /__sandbox/* route runs first: the admin guard, the body, storing the change.
 import type { BearerResult } from './auth.ts'
 import type { Route, RouteCall, SandboxContext } from './context.ts'
-import {
-  SandboxError,
-  SERVER_EDGE_THROWS,
-  type ErrorCode,
-  type Throws,
-} from './errors.ts'
+import { SandboxError, type ErrorCode } from './errors.ts'
 import { storageUnavailable } from './errors.ts'
 import { StoreConflict, type Store } from '../model/store.ts'
 import { constantTimeEqual } from '../model/secrets.ts'
@@ -284,78 +279,6 @@ export function bindSurfaceRoute<Env>(
       }),
   }
 }
-
-/** What one step every surface call passes through can answer with. */
-export interface SurfaceStep {
-  step: string
-  /** The guard of the routes it runs for; every route when absent. */
-  guard?: SurfaceRoute['guard']
-  /** Runs only when the sandbox has an admin token. */
-  adminToken?: true
-  /** Runs only for calls that take a body. */
-  body?: true
-  /** Runs for every call but the public ones (health, the document). */
-  stored?: true
-  throws: Throws
-}
-
-/**
- * The steps of a surface call, each with the codes it can answer with: the
- * document derives every surface call's error answers from these and the
- * call's own `throws`. Listed in the order the document names the codes;
- * the standalone server's edge checks run first.
- *
- * @example
- * SURFACE_STEPS.find((step) => step.step === 'admin token')?.throws // { missing_credentials: […], … }
- */
-export const SURFACE_STEPS: readonly SurfaceStep[] = [
-  {
-    step: 'admin token',
-    guard: 'admin',
-    adminToken: true,
-    throws: {
-      missing_credentials: ['WWW-Authenticate'],
-      invalid_credentials: ['WWW-Authenticate'],
-    },
-  },
-  {
-    // accountOf in handlers/account.ts: one of the account's API keys.
-    step: 'account key',
-    guard: 'account',
-    throws: {
-      missing_credentials: ['WWW-Authenticate'],
-      invalid_credentials: ['WWW-Authenticate'],
-      insufficient_scope: ['WWW-Authenticate'],
-    },
-  },
-  { step: 'body', throws: { invalid_json: [], validation_failed: [] } },
-  {
-    // readBody in validation.ts: the size and encoding any body is held to.
-    step: 'body read',
-    body: true,
-    throws: {
-      payload_too_large: [],
-      unsupported_media_type: ['Accept-Encoding'],
-    },
-  },
-  {
-    // A store that refuses a change, or that a fleet's replica cannot
-    // read (runSandboxCall, the router): the answers of a server with one.
-    step: 'store',
-    stored: true,
-    throws: { storage_unavailable: ['Retry-After'] },
-  },
-  {
-    // The standalone server's edge (issue 14): foreign origins, rebinding,
-    // and what it refuses on any route.
-    step: 'edge',
-    throws: {
-      forbidden_origin: [],
-      host_not_allowed: [],
-      ...SERVER_EDGE_THROWS,
-    },
-  },
-]
 
 /**
  * A JSON Schema reference to a component schema, for a surface answer.
