@@ -475,7 +475,7 @@ function checkSeed(seed: number | undefined): void {
     (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff)
   ) {
     throw new RangeError(
-      `Failed to reset the sandbox: the seed must be a whole number from 0 to 4294967295 (got ${String(seed)}).`,
+      `Failed to reset the sandbox: the seed must be a whole number from 0 to 4294967295 (got ${typeof seed === 'string' ? JSON.stringify(seed) : String(seed)}).`,
     )
   }
 }
