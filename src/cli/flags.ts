@@ -1,5 +1,5 @@
 // The flag table: every CLI flag, its option, its parser, its help and its env variable.
-import { readFile } from 'node:fs/promises'
+import { readFile, stat } from 'node:fs/promises'
 import type { ParseArgsConfig } from 'node:util'
 import { DEFAULTS, SERVER_DEFAULTS } from '../defaults.ts'
 import type { SandboxServerOptions } from '../runtimes/node.ts'
@@ -193,8 +193,16 @@ const pairs =
 async function readJsonFile(flag: string, path: string): Promise<unknown> {
   let content: string
   try {
+    // @note Opening a FIFO would wait for a writer forever, past Ctrl-C
+    // too (the exit waits for the blocked open), and /dev/zero has no end.
+    if (!(await stat(path)).isFile()) {
+      throw new UsageError(
+        `cannot read ${flag} ${path}: it is not a regular file. Give ${flag} the path of a JSON file.`,
+      )
+    }
     content = await readFile(path, 'utf8')
   } catch (error) {
+    if (error instanceof UsageError) throw error
     throw new UsageError(
       `cannot read ${flag} ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
     )

@@ -1,6 +1,6 @@
 // The recorded session file: its format, and a bounded reader of it.
 import { createReadStream } from 'node:fs'
-import { open } from 'node:fs/promises'
+import { open, stat } from 'node:fs/promises'
 import { createInterface } from 'node:readline'
 
 /** One call that went through the recorder, secrets masked. */
@@ -88,6 +88,13 @@ export async function readSessionFile(
   const named = flag === undefined ? path : `${flag} ${path}`
   let first: string
   try {
+    // @note Opening a FIFO would wait for a writer forever, past Ctrl-C
+    // too (the exit waits for the blocked open), and /dev/zero has no end.
+    if (!(await stat(path)).isFile()) {
+      throw new SessionFileError(
+        `cannot read ${named}: it is not a regular file. Give the path of a session file.`,
+      )
+    }
     const handle = await open(path)
     try {
       const buffer = Buffer.alloc(4096)
@@ -97,6 +104,7 @@ export async function readSessionFile(
       await handle.close()
     }
   } catch (error) {
+    if (error instanceof SessionFileError) throw error
     throw new SessionFileError(
       `cannot read ${named}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
     )
