@@ -24,7 +24,10 @@ import { sandboxOptionsOf } from './verify/config.ts'
 export interface RecorderOptions {
   /** The live service's base URL. */
   target: string
-  /** The session file: a header line, then one line appended per exchange. */
+  /**
+   * The session file, created: a header line, then one line appended per
+   * exchange. A file already at this path is never replaced; starting fails.
+   */
   file: string
   /** @default 0 (a free port) */
   port?: number
@@ -183,7 +186,17 @@ export async function startRecorder(
     keep_secrets: Boolean(options.keepSecrets),
     session: sandbox.export() as unknown as RecordingHeader['session'],
   }
-  const file = await open(options.file, 'w')
+  // @note Never replaces a file: a session recorded earlier (the default
+  // path is the same each run) may not be recordable again; `x` also fails at
+  // once on a FIFO, where opening to write would wait for a reader.
+  const file = await open(options.file, 'wx').catch((error: unknown) => {
+    const code = (error as NodeJS.ErrnoException).code
+    throw new Error(
+      code === 'EEXIST'
+        ? `${options.file} already exists, and a recording never replaces a file: move it away, or record into another file (--out).`
+        : `cannot create the session file ${options.file} (${code ?? (error as Error).message}).`,
+    )
+  })
   await file.write(`${JSON.stringify(header)}\n`)
   let saved = 0
   // @note One append at a time, in the order the exchanges ended: each costs

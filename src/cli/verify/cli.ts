@@ -1,5 +1,6 @@
 // verify's and record's command lines: their flags, usage and exit codes.
-import { rename, writeFile } from 'node:fs/promises'
+import { rename, rm, stat, writeFile } from 'node:fs/promises'
+import { dirname } from 'node:path'
 import { parseArgs, styleText } from 'node:util'
 import type { CliIO, MainResult } from '../io.ts'
 import { NAME, readConfig } from '../flags.ts'
@@ -41,7 +42,8 @@ live service and saves the exchanges, secrets masked, as a session file that
 \`${NAME} --from FILE\` loads and \`${NAME} verify --from FILE\` compares offline.
 
   --target URL          the service's base URL
-  --out FILE            the session file, one line appended per exchange (default session.jsonl)
+  --out FILE            the session file, one line appended per exchange; never an existing file
+                        (default session.jsonl)
   --port N              port, 0 for a free one (default 4101)
   --host HOST           interface (default 127.0.0.1)
   --config FILE         sandbox options the session starts from (default: the defaults)
@@ -96,8 +98,34 @@ const shown = (target: string): string => {
 
 async function writeAtomically(path: string, text: string): Promise<void> {
   const temporary = `${path}.${process.pid}.tmp`
-  await writeFile(temporary, text)
-  await rename(temporary, path)
+  try {
+    await writeFile(temporary, text)
+    await rename(temporary, path)
+  } catch (error) {
+    await rm(temporary, { force: true })
+    throw error
+  }
+}
+
+/**
+ * Refuses a --write-config path that the rename at the end could not take,
+ * or should not: checked before the battery creates records on the service.
+ * A device or a FIFO would be replaced by a file, as `/dev/null` is by root.
+ *
+ * @example
+ * await checkWritablePath('observed.json') // a missing file in an existing folder: fine
+ */
+async function checkWritablePath(path: string): Promise<void> {
+  const found = await stat(path).catch(() => undefined)
+  if (found !== undefined && !found.isFile())
+    throw new UsageError(
+      `--write-config ${path} is not a regular file: give it the path of a JSON file to write (one there is replaced)`,
+    )
+  const folder = await stat(dirname(path)).catch(() => undefined)
+  if (found === undefined && !folder?.isDirectory())
+    throw new UsageError(
+      `--write-config ${path}: the folder ${dirname(path)} does not exist`,
+    )
 }
 
 async function loadConfig(path: string | undefined) {
@@ -203,6 +231,8 @@ async function verify(args: string[], io: CliIO): Promise<MainResult> {
   const key = str('key') ?? io.env.SANDBOX_VERIFY_KEY
   if (!key && !values['dry-run'])
     throw new UsageError('--key KEY (or SANDBOX_VERIFY_KEY) is required')
+  const written = str('write-config')
+  if (written !== undefined) await checkWritablePath(written)
   const controller = new AbortController()
   const interrupt = (): void => controller.abort()
   process.once('SIGINT', interrupt)
@@ -249,7 +279,6 @@ async function verify(args: string[], io: CliIO): Promise<MainResult> {
       ? formatJson(report)
       : formatReport(report, paint, io.stdout.columns),
   )
-  const written = str('write-config')
   if (written !== undefined && !report.stopped) {
     await writeAtomically(
       written,
