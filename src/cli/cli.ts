@@ -243,7 +243,10 @@ export async function main({
             )
           : error.message
       err.write(
-        `${NAME}: ${message.replace(/^Failed to create a sandbox: /, '')}\n\nRun ${NAME} --help for the options.\n`,
+        `${NAME}: ${message.replace(
+          /^Failed to (?:create a sandbox|start the sandbox server): /,
+          '',
+        )}\n\nRun ${NAME} --help for the options.\n`,
       )
       return { exitCode: 2 }
     }

@@ -18,7 +18,13 @@ import { SandboxError, STATUS_TEXT } from '../request/errors.ts'
 import { payloadTooLarge } from '../request/validation.ts'
 import type { SandboxOptions } from '../options.ts'
 import { SERVER_DEFAULTS } from '../defaults.ts'
-import { describeOptionsIssue, showValue } from '../option-messages.ts'
+import {
+  JS_NAMING,
+  optionsRangeError,
+  optionsTypeError,
+  showValue,
+  type OptionNaming,
+} from '../option-messages.ts'
 import type { SandboxCore } from '../sandbox.ts'
 import { checkWire } from './node-edge.ts'
 import {
@@ -231,12 +237,10 @@ function checkServerOptions(options: SandboxServerOptions): void {
   // The sandbox's own options are left to createSandbox, which checks them.
   const parsed = ServerOptionsSchema.partial().safeParse(options)
   if (parsed.success) return
-  throw new TypeError(
-    describeOptionsIssue(
-      parsed.error,
-      'start the sandbox server',
-      'SandboxServerOptions',
-    ),
+  throw optionsTypeError(
+    parsed.error,
+    'start the sandbox server',
+    'SandboxServerOptions',
   )
 }
 
@@ -269,8 +273,12 @@ export async function createSandboxServer(
     ...appOptions
   } = options
   if (headersTimeout > requestTimeout) {
-    throw new RangeError(
-      `Failed to start the sandbox server: headersTimeout (${headersTimeout}) must not exceed requestTimeout (${requestTimeout}).`,
+    // @note The JavaScript API keeps its words; the CLI names its flags.
+    const name = (naming: OptionNaming, option: string) =>
+      naming === JS_NAMING ? option : naming.name(option)
+    throw optionsRangeError(
+      (naming) =>
+        `Failed to start the sandbox server: ${name(naming, 'headersTimeout')} (${headersTimeout}) must not exceed ${name(naming, 'requestTimeout')} (${requestTimeout}).`,
     )
   }
   const app = await createServerApp({ ...appOptions, host })

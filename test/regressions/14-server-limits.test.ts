@@ -140,7 +140,9 @@ it('refuses limits that are not whole positive numbers, or a headersTimeout over
     '1000',
   ])
   expect(await inverted.exited).toBe(2)
-  expect(inverted.stderr()).toMatch(/must not exceed requestTimeout/)
+  expect(inverted.stderr()).toMatch(
+    /--headers-timeout \(5000\) must not exceed --request-timeout \(1000\)/,
+  )
   expect(inverted.stderr()).not.toMatch(/\n\s+at /)
 })
 
