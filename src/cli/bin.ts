@@ -25,7 +25,7 @@ const stop = (signal: NodeJS.Signals): void => {
     process.stderr.write(
       `customer-token-sandbox: stopped by ${signal} before the server started\n`,
     )
-    process.exit(signal === 'SIGINT' ? 130 : 143)
+    process.exit(signal === 'SIGINT' ? 130 : signal === 'SIGHUP' ? 129 : 143)
   }
   started
     .then(async ({ server, recorder, exitCode }) => {
@@ -44,6 +44,10 @@ const stop = (signal: NodeJS.Signals): void => {
 }
 process.once('SIGINT', stop)
 process.once('SIGTERM', stop)
+// @note The terminal that started a server closed (an SSH session dropped):
+// unheard, SIGHUP ends it at once, its lock left and its close skipped.
+// `verify` keeps the default and ends there.
+if (process.argv[2] !== 'verify') process.once('SIGHUP', stop)
 
 try {
   const { exitCode, server, recorder } = await started
