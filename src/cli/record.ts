@@ -5,7 +5,7 @@ import {
   type ServerResponse,
 } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { open } from 'node:fs/promises'
+import { open, rm } from 'node:fs/promises'
 import {
   DEFAULT_MAX_BODY,
   explainNetworkError,
@@ -340,6 +340,9 @@ export async function startRecorder(
     server.listen(options.port ?? 0, options.host ?? '127.0.0.1', resolve)
   }).catch(async (error: unknown) => {
     await file.close()
+    // @note Made by this start (`wx`) and holding only its header: left, it
+    // would stop the next start, which never replaces a file.
+    await rm(options.file, { force: true })
     throw error
   })
   const { port } = server.address() as AddressInfo

@@ -320,6 +320,8 @@ async function record(args: string[], io: CliIO): Promise<MainResult> {
   const target = url(str('target'))
   const config = await loadConfig(str('config'))
   const port = str('port') === '0' ? 0 : int('port', str('port'), 4101)
+  if (port > 65_535)
+    throw new UsageError(`--port must be at most 65535 (got "${port}")`)
   const { startRecorder } = await import('../record.ts')
   const recorder = await startRecorder({
     target,
