@@ -8,6 +8,7 @@ import {
 import { createServer, type InlineConfig, type ViteDevServer } from 'vite'
 import { afterAll, afterEach, beforeAll, expect, inject } from 'vitest'
 import { CHROMIUM_ARGS } from '../scripts/find-chromium.mjs'
+import { DEMO_KEY_ONE } from '../fixtures/demo-keys.ts'
 import type { SandboxWorker } from '../src/runtimes/browser.ts'
 import { sandbox } from '../src/runtimes/vite.ts'
 
@@ -97,6 +98,70 @@ export function startTestPage(): Promise<{
     root: new URL('browser-page/', import.meta.url).pathname,
     plugins: [sandbox({ start: false })],
   })
+}
+
+/**
+ * The test page with `persist` on, opened in tabs of one browser context
+ * (they share the origin's localStorage and worker) for the whole file;
+ * each tab's page errors are kept in `errors`.
+ *
+ * @example
+ * const tabs = usePersistedTabs()
+ * const [first, second] = [await tabs.open(), await tabs.open()]
+ */
+export function usePersistedTabs(): {
+  open(): Promise<Page>
+  errors: string[]
+} {
+  let server: ViteDevServer | undefined
+  let url = ''
+  let browser: Browser | undefined
+  let context: BrowserContext | undefined
+  const errors: string[] = []
+  beforeAll(async () => {
+    ;({ server, url } = await startTestPage())
+    browser = await launchChromium()
+    context = await browser.newContext()
+  })
+  afterAll(async () => {
+    await browser?.close()
+    await server?.close()
+  })
+  return {
+    errors,
+    async open() {
+      const page = await context!.newPage()
+      page.on('pageerror', (error) => errors.push(error.message))
+      await page.goto(`${url}?persist`)
+      await page.locator('#status', { hasText: /ready|restored/ }).waitFor()
+      return page
+    },
+  }
+}
+
+/**
+ * Creates a customer named `name` from the page with the first demo key.
+ *
+ * @example
+ * expect((await createCustomerIn(page, 'Ada')).status).toBe(201)
+ */
+export function createCustomerIn(
+  page: Page,
+  name: string,
+): Promise<PageResponse> {
+  return postIn(
+    page,
+    '/v1/customers',
+    { name, email: 'tab@example.com' },
+    DEMO_KEY_ONE,
+  )
+}
+
+/** The names of the customers the page's sandbox holds, as its state says. */
+export async function customerNamesIn(page: Page): Promise<string[]> {
+  return (await fetchIn(page, '/__sandbox/state')).body.customers.map(
+    (customer: { name: string }) => customer.name,
+  )
 }
 
 /** A fetch from the page, as its own code would make it. */
