@@ -186,19 +186,25 @@ type SavedRecords = Pick<
 >
 
 /**
- * Another tab's saved data with this tab's records that it lacks: two tabs
- * that each wrote before taking in the other's save keep both writes.
+ * Another tab's saved data with this tab's records that it lacks, and
+ * whether it lacked any: two tabs that each wrote before taking in the
+ * other's save keep both writes.
  */
-function mergeRecords(theirs: unknown, mine: SavedRecords): unknown {
+function mergeRecords(
+  theirs: unknown,
+  mine: SavedRecords,
+): { data: unknown; added: boolean } {
+  const unmerged = { data: theirs, added: false }
   const data = theirs as Partial<SavedRecords> | null
-  if (typeof data !== 'object' || data === null) return theirs
+  if (typeof data !== 'object' || data === null) return unmerged
   const secrets = new Set(
     [...(data.api_keys ?? []), ...(data.tokens ?? [])].map((r) => r?.secret),
   )
   const merged: Record<string, unknown> = { ...data }
+  let added = false
   for (const kind of ['accounts', 'api_keys', 'customers', 'tokens'] as const) {
     const records = data[kind]
-    if (!Array.isArray(records)) return theirs
+    if (!Array.isArray(records)) return unmerged
     const ids = new Set(records.map((record) => record?.id))
     const missing = (mine[kind] as { id: string; secret?: string }[]).filter(
       (record) =>
@@ -206,8 +212,9 @@ function mergeRecords(theirs: unknown, mine: SavedRecords): unknown {
         (record.secret === undefined || !secrets.has(record.secret)),
     )
     merged[kind] = [...records, ...missing]
+    if (missing.length > 0) added = true
   }
-  return merged
+  return { data: merged, added }
 }
 
 /** Whether `error` is a storage's "quota exceeded", by either name browsers give it. */
@@ -273,18 +280,12 @@ async function restore(
     // wrote since: its records are kept, and saved with the other tab's.
     const merging = adopt !== undefined && store?.epoch === epoch
     const mine = merging ? durable.dump() : undefined
-    const data = mine ? mergeRecords(saved.data, mine) : saved.data
+    const { data, added } = mine
+      ? mergeRecords(saved.data, mine)
+      : { data: saved.data, added: false }
     await (adopt ? adopt(data) : sandbox.load(data))
     if (store && epoch !== undefined) store.epoch = epoch
-    if (mine && data !== saved.data) {
-      const count = (records: SavedRecords) =>
-        records.accounts.length +
-        records.api_keys.length +
-        records.customers.length +
-        records.tokens.length
-      if (count(data as SavedRecords) > count(saved.data as SavedRecords))
-        store!.save()
-    }
+    if (added) store!.save()
     // The answered Idempotency-Keys and the queued scenarios, when kept.
     if (!adopt) durable.restore(saved.data as Record<string, unknown>)
     const offset = saved.clock_offset_ms
