@@ -74,7 +74,8 @@ export const SURFACE_STEPS: readonly SurfaceStep[] = [
     body: true,
     throws: {
       payload_too_large: [],
-      unsupported_media_type: ['Accept-Encoding'],
+      // A compressed body, or a charset other than UTF-8.
+      unsupported_media_type: ['Accept-Encoding', 'Accept-Post'],
     },
   },
   {

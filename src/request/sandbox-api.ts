@@ -5,7 +5,12 @@ import { SandboxError, type ErrorCode } from './errors.ts'
 import { storageUnavailable } from './errors.ts'
 import { StoreConflict, type Store } from '../model/store.ts'
 import { constantTimeEqual } from '../model/secrets.ts'
-import { parseJsonObject, readBody, validateBody } from './validation.ts'
+import {
+  checkCharset,
+  parseJsonObject,
+  readBody,
+  validateBody,
+} from './validation.ts'
 import type { z } from 'zod'
 
 /** What a resolver of the sandbox's own API gets: the request, its URL and a body reader. */
@@ -73,7 +78,10 @@ export async function runSandboxCall(
       return call.url
     },
     async body(schema) {
-      text ??= await readBody(request, ctx.options.maxBodyBytes)
+      if (text === undefined) {
+        checkCharset(request.headers.get('content-type'))
+        text = await readBody(request, ctx.options.maxBodyBytes)
+      }
       return validateBody(
         schema,
         text.trim() === '' ? {} : parseJsonObject(text),

@@ -26,15 +26,8 @@ export function checkContentType(
     (types === 'json-or-text' &&
       (media === undefined || media === 'text/plain'))
   ) {
-    const charset = charsetOf(header)
-    // @note The body is read as UTF-8 whatever it says: another charset
-    // would be read wrong, not converted.
-    if (charset === undefined || /^utf-?8$/i.test(charset)) return
-    throw new SandboxError(
-      'unsupported_media_type',
-      `The body is sent with charset=${clip(charset)}, which the sandbox does not read; send it as UTF-8 (charset=utf-8, or no charset).`,
-      { headers: { 'accept-post': 'application/json' } },
-    )
+    checkCharset(header)
+    return
   }
   const accepted =
     types === 'json'
@@ -45,6 +38,25 @@ export function checkContentType(
     header === null
       ? `Send the body as JSON with ${accepted}.`
       : `"${header.slice(0, 100)}" is not accepted here; send JSON with ${accepted}.`,
+    { headers: { 'accept-post': 'application/json' } },
+  )
+}
+
+/**
+ * Refuses a body whose `Content-Type` names a charset other than UTF-8, as
+ * every body is read as UTF-8.
+ *
+ * @example
+ * checkCharset('application/json; charset=latin1') // throws a 415 problem
+ */
+export function checkCharset(header: string | null): void {
+  const charset = charsetOf(header)
+  // @note The body is read as UTF-8 whatever it says: another charset
+  // would be read wrong, not converted.
+  if (charset === undefined || /^utf-?8$/i.test(charset)) return
+  throw new SandboxError(
+    'unsupported_media_type',
+    `The body is sent with charset=${clip(charset)}, which the sandbox does not read; send it as UTF-8 (charset=utf-8, or no charset).`,
     { headers: { 'accept-post': 'application/json' } },
   )
 }
