@@ -4,7 +4,8 @@ import { VERSION } from '../version.ts'
 import { redactUrl } from '../_utils.ts'
 import { DEFAULT_ACCOUNTS, DEMO_KEY_ONE } from '../../fixtures/demo-keys.ts'
 import { DataFileError } from '../model/data-file.ts'
-import type { Explain } from '../option-messages.ts'
+import type { Explain, OptionNaming } from '../option-messages.ts'
+import type { SandboxCore } from '../sandbox.ts'
 import {
   FLAG_NAMING,
   FLAG_ROWS,
@@ -273,6 +274,14 @@ export async function main({
         : `${NAME}: ${naming.set(option, String(own))} was not used: the store ${store} already holds this sandbox, seeded with ${naming.set(option, String(fleet))} as another replica or an earlier run left it, and ${naming.name(option)} shapes only a store that holds none yet. Give the store another namespace (or database) to start from it.\n`,
     )
   }
+  if (server.loadedFromFile) {
+    const where =
+      store === null
+        ? `The data file ${options.dataFile}`
+        : `The store ${store}`
+    for (const over of limitsExceeded(server.sandbox, naming))
+      err.write(`${NAME}: ${where} ${over}\n`)
+  }
 
   if (json) {
     line({
@@ -539,4 +548,60 @@ function storeShown(
   return store.namespace === undefined
     ? redactUrl(store.url)
     : `${redactUrl(store.url)} (namespace ${store.namespace})`
+}
+
+/**
+ * What the data a server started with holds beyond its limits (a data file
+ * or store filled under higher ones), one sentence each: the sandbox takes
+ * it all, and refuses each create past a limit with `409 limit_reached`.
+ *
+ * @example
+ * limitsExceeded(server.sandbox, FLAG_NAMING) // ['holds 12000 customers in the account acct_…, more than --limits customersPerAccount=10000 …']
+ */
+function limitsExceeded(
+  sandbox: SandboxCore,
+  naming: OptionNaming,
+): string[] {
+  const { limits } = sandbox.options
+  const { db } = sandbox
+  const records =
+    db.accounts.count() +
+    db.apiKeys.count() +
+    db.customers.count() +
+    db.tokens.count()
+  const over: string[] = []
+  const refused = (option: string, what: string): string =>
+    `${what}: every create past it answers 409 limit_reached until records are deleted, the sandbox is reset, or ${naming.name(option)} is raised.`
+  if (db.accounts.count() > limits.accounts)
+    over.push(
+      refused(
+        'limits.accounts',
+        `holds ${db.accounts.count()} accounts, more than ${naming.set('limits.accounts', limits.accounts)} allows`,
+      ),
+    )
+  if (records > limits.records)
+    over.push(
+      refused(
+        'limits.records',
+        `holds ${records} records, more than ${naming.set('limits.records', limits.records)} allows`,
+      ),
+    )
+  for (const [kind, option, max] of [
+    ['customers', 'limits.customersPerAccount', limits.customersPerAccount],
+    ['tokens', 'limits.tokensPerAccount', limits.tokensPerAccount],
+  ] as const) {
+    const held = new Map<string, number>()
+    for (const record of db[kind].findMany())
+      held.set(record.account_id, (held.get(record.account_id) ?? 0) + 1)
+    const full = [...held].filter(([, count]) => count > max)
+    if (full.length === 0) continue
+    const [account, most] = full.reduce((a, b) => (b[1] > a[1] ? b : a))
+    over.push(
+      refused(
+        option,
+        `holds more ${kind} than ${naming.set(option, max)} allows in ${full.length === 1 ? 'the account' : `${full.length} accounts, the most (${most}) in`} ${account}${full.length === 1 ? ` (${most})` : ''}`,
+      ),
+    )
+  }
+  return over
 }
