@@ -1,6 +1,7 @@
 // What a durable store (the data file, Redis, localStorage) takes of the core: the state beside the data, and another copy's writes.
 import { z } from 'zod'
 import type { DurableExtras, StoreWrite } from './model/store.ts'
+import type { CreatedRecord } from './model/db.ts'
 import {
   SavedIdempotencyKeySchema,
   SavedScenariosSchema,
@@ -9,6 +10,7 @@ import {
 } from './model/schemas.ts'
 import type { SandboxContext } from './request/context.ts'
 import { markTakenFromStore } from './request/pipeline.ts'
+import { INSERT_SLICE } from './model/seeding.ts'
 import type { SandboxCore } from './sandbox.ts'
 
 /**
@@ -37,6 +39,17 @@ export interface DurableState {
    * the clocks, scenarios or new account of an admin call.
    */
   apply(write: StoreWrite): Promise<void>
+  /** As `StoreSource.dumpShared`: the state without customers and tokens, and their counts. */
+  dumpShared(): {
+    state: SandboxData & DurableExtras
+    counts: Record<string, number>
+  }
+  /** Adds customers and tokens another replica stored, as it loads their account. */
+  insert(records: readonly CreatedRecord[]): Promise<void>
+  /** The account of a loaded API key or token with `credential` as its secret. */
+  accountOf(credential: string): string | undefined
+  /** Sets how many customers and tokens a shared store holds beyond those loaded. */
+  holdElsewhere(count: number): void
 }
 
 /**
@@ -93,6 +106,34 @@ export function createDurableState(
       if (set?.scenarios) durable.restore({ scenarios: set.scenarios })
       if (idempotencyKey)
         durable.restore({ idempotency_keys: [idempotencyKey] })
+    },
+    dumpShared() {
+      const { customers, tokens, ...state } = durable.dump()
+      const counts: Record<string, number> = {}
+      for (const { account_id } of [...customers, ...tokens])
+        counts[account_id] = (counts[account_id] ?? 0) + 1
+      return { state: { ...state, customers: [], tokens: [] }, counts }
+    },
+    async insert(records) {
+      for (let at = 0; at < records.length; at += INSERT_SLICE) {
+        await Promise.all(
+          records
+            .slice(at, at + INSERT_SLICE)
+            .map((created) =>
+              'customer' in created
+                ? ctx.db.insertCustomer(created.customer)
+                : ctx.db.insertToken(created.token),
+            ),
+        )
+      }
+    },
+    accountOf(credential) {
+      for (const { record } of ctx.db.credentialsByHash(credential) ?? [])
+        if (record.secret === credential) return record.account_id
+      return undefined
+    },
+    holdElsewhere(count) {
+      ctx.db.elsewhere = count
     },
     dump() {
       const scenarios = savedScenarios()

@@ -53,8 +53,17 @@ export interface Database extends SandboxCollections {
   accountById(id: string): AccountRecord | undefined
   /** How many accounts there are. */
   accountCount(): number
-  /** How many records there are in all: accounts, API keys, customers and tokens. */
+  /**
+   * How many records there are in all: accounts, API keys, customers and
+   * tokens, with those `elsewhere` counts.
+   */
   recordCount(): number
+  /**
+   * Customers and tokens that a shared store holds and this copy has not
+   * loaded (accounts no request of this replica has asked for yet): they
+   * count towards `limits.records` as the loaded ones do.
+   */
+  elsewhere: number
   /** The API keys of one account, oldest first. */
   apiKeysOf(accountId: string): readonly ApiKeyRecord[]
   customersOf(accountId: string): readonly CustomerRecord[]
@@ -552,11 +561,12 @@ export function createDatabase(
     }
   }
 
-  return {
+  const database: Database = {
     accounts,
     apiKeys,
     customers,
     tokens,
+    elsewhere: 0,
     credentialsByHash: read((secret: string) =>
       byDigest.get(secretHash(secret)),
     ),
@@ -568,7 +578,8 @@ export function createDatabase(
         accountIndex.byId.size +
         apiKeyIndex.byId.size +
         customerIndex.byId.size +
-        tokenIndex.byId.size,
+        tokenIndex.byId.size +
+        database.elsewhere,
     ),
     apiKeysOf: read(
       (accountId: string) => apiKeysByAccount.get(accountId) ?? [],
@@ -596,4 +607,5 @@ export function createDatabase(
       else tokensFollowed.take(created.token)
     },
   }
+  return database
 }

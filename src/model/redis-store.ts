@@ -11,6 +11,7 @@ import {
 } from '@redis/client'
 import { redactUrl, sleep } from '../_utils.ts'
 import type { SandboxData } from './schemas.ts'
+import type { CreatedRecord } from './db.ts'
 import type { JournalEntry } from './journal-entry.ts'
 import { parseFleetOptions, type FleetOptions } from './fleet-options.ts'
 import {
@@ -30,7 +31,19 @@ import {
  * or the whole state after a change of records as a whole (a reset, a
  * restore).
  */
-type LogEntry = { write: StoreWrite } | { state: SandboxData & DurableExtras }
+type LogEntry =
+  | { write: StoreWrite }
+  | {
+      state: SandboxData & DurableExtras
+      /**
+       * The generation whose keys hold the customers and tokens, account by
+       * account (`{ns}:g:<gen>:a:<account>`); the state itself holds none.
+       * Without it (a log of an earlier version), the state holds them all.
+       */
+      gen?: string
+      /** How many customers and tokens each account of `gen` holds. */
+      counts?: Record<string, number>
+    }
 
 /** Options of `openRedisStore`. */
 export interface RedisStoreOptions {
@@ -75,6 +88,19 @@ export interface RedisStore extends Store {
 
 /** The most log entries one read takes: a long catch-up reads in slices. */
 const READ_SLICE = 1000
+/** The most records or index entries one command writes. */
+const WRITE_SLICE = 1000
+/**
+ * The most writes the log holds after its last whole state: past them, a
+ * state without records (they stay in their generation's keys) replaces
+ * them, so that a replica starts by reading that many entries at most.
+ */
+const MAX_WRITES_BETWEEN_STATES = 10_000
+/**
+ * How long the records written for a whole state wait for it to be stored;
+ * those of a state that lost the race, or whose replica stopped, then go.
+ */
+const GENERATION_TTL_MS = 120_000
 /** How often a replica starts again from a whole state that another dropped as it read. */
 const MAX_CATCH_UPS = 5
 /** How often the watchdog looks for calls that Redis left unanswered. */
@@ -82,32 +108,95 @@ const WATCH_EVERY_MS = 250
 /** The largest entry read from Redis, in bytes of JSON. */
 const MAX_ENTRY_BYTES = 256 * 1024 * 1024
 
-// Appends ARGV[2..] to the log if it still holds ARGV[1] entries: the
-// replica's view was whole when it decided. Returns the new length, or
-// -1 - the length (another replica wrote first, or the log was lost).
-// Lengths and places count every entry ever appended: KEYS[3] holds how
-// many were dropped from the front. A whole state makes the entries before
-// the previous whole state useless, so they go: the log holds what a
-// replica that is one whole state behind still needs, and no more.
+// Appends ARGV[3 .. 2 + ARGV[2]] (writes) to the log if it still holds
+// ARGV[1] entries: the replica's view was whole when it decided. Returns
+// the new length, or -1 - the length (another replica wrote first, or the
+// log was lost). Lengths and places count every entry ever appended:
+// KEYS[3] holds how many were dropped from the front. The ARGV after the
+// writes come in threes, one per record created, for the current
+// generation's keys: its JSON, pushed to its account's list (KEYS[6] on);
+// the digest of its secret (a token's, else ''), indexed to its account in
+// KEYS[4]; its account, listed in KEYS[5].
 // @note Each script that writes starts `#!lua`: Redis 7 then refuses it
-// whole when out of memory, where it could fail halfway (after its LTRIM).
+// whole when out of memory, where it could fail halfway.
 const APPEND = `#!lua
 local base = tonumber(redis.call('GET', KEYS[3]) or '0')
 local length = base + redis.call('LLEN', KEYS[1])
 if length ~= tonumber(ARGV[1]) then return -1 - length end
-for i = 2, #ARGV do
-  if string.sub(ARGV[i], 1, 9) == '{"state":' then
-    local previous = tonumber(redis.call('GET', KEYS[2]) or '-1')
-    if previous > base then
-      redis.call('LTRIM', KEYS[1], previous - base, -1)
-      base = previous
-      redis.call('SET', KEYS[3], base)
-    end
-    redis.call('SET', KEYS[2], length + i - 2)
-  end
-  redis.call('RPUSH', KEYS[1], ARGV[i])
+local n = tonumber(ARGV[2])
+for i = 3, 2 + n do redis.call('RPUSH', KEYS[1], ARGV[i]) end
+local list = 6
+for i = 3 + n, #ARGV, 3 do
+  redis.call('RPUSH', KEYS[list], ARGV[i])
+  if ARGV[i + 1] ~= '' then redis.call('HSET', KEYS[4], ARGV[i + 1], ARGV[i + 2]) end
+  redis.call('SADD', KEYS[5], ARGV[i + 2])
+  list = list + 1
 end
 return base + redis.call('LLEN', KEYS[1])
+`
+
+// Appends the whole state ARGV[2] if the log still holds ARGV[1] entries,
+// as APPEND does. With a generation ARGV[3] other than the current one
+// (KEYS[4]), the state's records are that generation's keys, written just
+// before with an expiry (a replica that stops halfway leaves nothing for
+// good): they are kept, and the previous generation's go. A state makes
+// the entries before the previous state useless, so they go too: the log
+// holds what a replica that is one state behind still needs, and no more.
+// KEYS[5] lists the new generation's accounts, KEYS[6] indexes its
+// tokens, KEYS[7] says that it was written whole; ARGV[4] is the prefix of
+// every generation's keys.
+const APPEND_STATE = `#!lua
+local base = tonumber(redis.call('GET', KEYS[3]) or '0')
+local length = base + redis.call('LLEN', KEYS[1])
+if length ~= tonumber(ARGV[1]) then return -1 - length end
+local gen = ARGV[3]
+local old = redis.call('GET', KEYS[4])
+if gen ~= '' and old ~= gen then
+  if redis.call('EXISTS', KEYS[7]) == 0 then
+    return redis.error_reply('CTSEXPIRED the records written for this state expired before it was stored')
+  end
+  local prefix = ARGV[4]
+  for _, account in ipairs(redis.call('SMEMBERS', KEYS[5])) do
+    redis.call('PERSIST', prefix .. gen .. ':a:' .. account)
+  end
+  redis.call('PERSIST', KEYS[5])
+  redis.call('PERSIST', KEYS[6])
+  redis.call('PERSIST', KEYS[7])
+  if old then
+    local accounts = prefix .. old .. ':accounts'
+    for _, account in ipairs(redis.call('SMEMBERS', accounts)) do
+      redis.call('UNLINK', prefix .. old .. ':a:' .. account)
+    end
+    redis.call('UNLINK', accounts, prefix .. old .. ':tokens', prefix .. old .. ':written')
+  end
+  redis.call('SET', KEYS[4], gen)
+end
+local previous = tonumber(redis.call('GET', KEYS[2]) or '-1')
+if previous > base then
+  redis.call('LTRIM', KEYS[1], previous - base, -1)
+  base = previous
+  redis.call('SET', KEYS[3], base)
+end
+redis.call('SET', KEYS[2], length)
+redis.call('RPUSH', KEYS[1], ARGV[2])
+return base + redis.call('LLEN', KEYS[1])
+`
+
+// Reads one account's records (the list KEYS[5]) of the generation ARGV[2]
+// with the log's entries from place ARGV[1] on, as of one moment: the
+// entries a replica applies before it adds the records. Answers 'moved'
+// when another generation is current, 'behind' when more than ARGV[3]
+// entries follow the place (the replica reads those first).
+const LOAD = `#!lua flags=no-writes
+if redis.call('GET', KEYS[4]) ~= ARGV[2] then return { 'moved' } end
+local base = tonumber(redis.call('GET', KEYS[2]) or '0')
+local length = base + redis.call('LLEN', KEYS[1])
+local from = tonumber(ARGV[1])
+if from < base or from > length or length - from > tonumber(ARGV[3]) then return { 'behind' } end
+local out = { 'ok', tostring(length - from) }
+for _, entry in ipairs(redis.call('LRANGE', KEYS[1], from - base, -1)) do out[#out + 1] = entry end
+for _, record in ipairs(redis.call('LRANGE', KEYS[5], 0, -1)) do out[#out + 1] = record end
+return out
 `
 
 // Reads up to ARGV[2] entries from place ARGV[1] on, after three items: the
@@ -410,6 +499,48 @@ export async function openRedisStore(
   let stateAt = 0
   let applying: Promise<void> = Promise.resolve()
 
+  // The generation whose keys hold the customers and tokens (undefined: a
+  // log of an earlier version, whose states hold them all), the accounts
+  // whose records this replica holds ('all': every one), and how many
+  // records each of the others holds in Redis.
+  let gen: string | undefined
+  let loaded: Set<string> | 'all' = 'all'
+  let held = new Map<string, number>()
+  const genKey = `${tag}:gen`
+  const generation = `${tag}:g:`
+  const genKeys = (g: string) => ({
+    list: (account: string) => `${generation}${g}:a:${account}`,
+    accounts: `${generation}${g}:accounts`,
+    tokens: `${generation}${g}:tokens`,
+    written: `${generation}${g}:written`,
+  })
+  const isLoaded = (account: string): boolean =>
+    loaded === 'all' || loaded.has(account)
+  const tellHeld = (): void => {
+    let sum = 0
+    for (const count of held.values()) sum += count
+    source.holdElsewhere(sum)
+  }
+  /** Takes the records of a state this replica applied: its generation's, or its own. */
+  const adoptGeneration = (
+    entry: Extract<LogEntry, { state: unknown }>,
+  ): void => {
+    gen = entry.gen
+    held = new Map(gen === undefined ? [] : Object.entries(entry.counts ?? {}))
+    loaded = gen === undefined ? 'all' : new Set()
+    tellHeld()
+  }
+  /** A write of another replica, without its record when its account is not loaded here (counted instead). */
+  const loadedPart = (write: StoreWrite): StoreWrite => {
+    const { created, ...rest } = write
+    if (created === undefined) return write
+    const account = accountOfRecord(created)
+    if (isLoaded(account)) return write
+    held.set(account, (held.get(account) ?? 0) + 1)
+    tellHeld()
+    return rest
+  }
+
   /**
    * Reads entries from `from` on, in slices, stopping at the log's end;
    * `undefined` when the log no longer holds the place `from` (a whole
@@ -465,12 +596,20 @@ export async function openRedisStore(
       }
       const entry = parseEntry(text, index)
       if ('state' in entry) {
-        await source.replace(entry.state)
+        // @note A state in the generation this replica follows is another
+        // replica's compaction: what this one applied already, in fewer
+        // entries. Taken, it would unload every account for nothing.
+        if (entry.gen === undefined || entry.gen !== gen) {
+          await source.replace(entry.state)
+          adoptGeneration(entry)
+        }
         changes = 0
+        writes = 0
         stateAt = index
       } else {
-        await source.apply(entry.write)
+        await source.apply(loadedPart(entry.write))
         if (entry.write.added ?? entry.write.set) changes++
+        writes++
       }
       seen = at
       // What this replica decided before now was decided without it.
@@ -482,14 +621,23 @@ export async function openRedisStore(
   // Admin changes in the log since its last whole state, as far as this
   // replica has followed it.
   let changes = 0
+  // Entries in the log since its last whole state, as far as followed.
+  let writes = 0
   let compacting = false
   // @note Admin changes add nothing to the data, so they alone would grow
   // the log without end: past a bound, a whole state makes them useless
-  // (and APPEND drops what came before the previous one).
+  // (and APPEND_STATE drops what came before the previous one). Past a
+  // bound of writes too, so that a replica that starts reads few entries:
+  // the records stay in their generation's keys.
   const compactIfDue = (): void => {
-    if (changes < MAX_CHANGES_BETWEEN_STATES || compacting) return
+    if (
+      (changes < MAX_CHANGES_BETWEEN_STATES &&
+        (gen === undefined || writes < MAX_WRITES_BETWEEN_STATES)) ||
+      compacting
+    )
+      return
     compacting = true
-    append({ state: source.dump() })
+    append(gen === undefined ? wholeState() : sharedState(gen))
       // Another replica wrote first: the next change tries again.
       .catch(() => {})
       .finally(() => {
@@ -556,6 +704,108 @@ export async function openRedisStore(
     return done
   }
 
+  /** Runs `work` after what is being applied, before what comes next. */
+  const inTurn = (work: () => Promise<void>): Promise<void> => {
+    const done = applying.then(work)
+    applying = done.catch(() => {})
+    return done
+  }
+
+  // Accounts being loaded, each once however many requests ask.
+  const loading = new Map<string, Promise<void>>()
+
+  /**
+   * Loads the account that `credential` (an API key, or a token) belongs to,
+   * unless it is loaded: an API key is this replica's to know, a token's
+   * account is in its generation's index. An unknown credential loads
+   * nothing, and authentication refuses it.
+   */
+  const loadAccountOf = async (credential: string): Promise<void> => {
+    if (loaded === 'all') return
+    let account = source.accountOf(credential)
+    if (account === undefined && gen !== undefined) {
+      const index = genKeys(gen).tokens
+      account =
+        (await bounded(() => redis.hGet(index, secretDigest(credential)))) ??
+        undefined
+    }
+    if (account === undefined || isLoaded(account)) return
+    let pending = loading.get(account)
+    if (pending === undefined) {
+      const named = account
+      pending = inTurn(() => loadNow(named)).finally(() =>
+        loading.delete(named),
+      )
+      loading.set(account, pending)
+    }
+    return pending
+  }
+
+  /** Loads every account that holds records, until none is left out. */
+  const loadEvery = async (): Promise<void> => {
+    for (let round = 1; loaded !== 'all'; round++) {
+      for (const account of [...held.keys()]) await loadNow(account)
+      // Every account not loaded holds nothing: the rest are loaded.
+      if (held.size === 0) loaded = 'all'
+      else if (round >= MAX_CATCH_UPS)
+        throw new Error(
+          `The Redis store at ${shown} kept adding accounts while this replica loaded them all.`,
+        )
+    }
+  }
+
+  /**
+   * Reads one account's records with the entries that came after this
+   * replica's place, as of one moment, and applies both: the entries first
+   * (the account's records among them are in its list already), then the
+   * records. In the order of applying.
+   */
+  const loadNow = async (account: string): Promise<void> => {
+    for (let attempt = 1; ; attempt++) {
+      if (isLoaded(account) || gen === undefined) return
+      const current = gen
+      const keys = [
+        log,
+        base,
+        lastState,
+        genKey,
+        genKeys(current).list(account),
+      ]
+      const args = [String(seen), current, String(READ_SLICE)]
+      const reply = (await bounded(() =>
+        redis
+          .evalSha(scripts.load, { keys, arguments: args })
+          .catch(reloadScripts(LOAD, keys, args)),
+      )) as string[]
+      if (reply[0] === 'ok') {
+        const count = Number(reply[1])
+        await applyEntries(seen, reply.slice(2, 2 + count))
+        // A state among them began another generation: again.
+        if (gen !== current || isLoaded(account)) continue
+        await source.insert(
+          reply
+            .slice(2 + count)
+            .map((text, at) => parseRecord(text, account, at)),
+        )
+        if (loaded !== 'all') loaded.add(account)
+        held.delete(account)
+        tellHeld()
+        return
+      }
+      if (attempt >= MAX_CATCH_UPS) {
+        throw new Error(
+          `The Redis store's log at ${shown} moved on ${MAX_CATCH_UPS} times while this replica loaded the records of the account ${account}.`,
+        )
+      }
+      // Behind the log, or on a generation it left: catch up first.
+      const from = seen
+      const texts = await bounded(() => read(from))
+      if (texts === 'rewritten') lost = true
+      if (typeof texts === 'string') await startFromLastState()
+      else await applyEntries(from, texts)
+    }
+  }
+
   /** What `resync` does, in the order of applying. */
   // Whether this replica's own state began the log, rather than the state
   // Redis held (another replica's, or one from before a restart).
@@ -566,16 +816,19 @@ export async function openRedisStore(
       if (length === 0) {
         // An empty log (a new Redis, or one that lost it): this replica's
         // state is the first entry, unless another's got there first.
-        const text = JSON.stringify({ state: source.dump(), by: origin })
-        const first = (await redis
-          .evalSha(scripts.append, {
-            keys: logKeys,
-            arguments: ['0', text],
-          })
-          .catch(reloadScripts(APPEND, logKeys, ['0', text]))) as number
+        const state = wholeState()
+        const first = await appendState(
+          0,
+          JSON.stringify({ ...state.entry, by: origin }),
+          state,
+        )
         if (first === 1) {
           seen = 1
           stateAt = 0
+          gen = state.entry.gen
+          loaded = 'all'
+          held = new Map()
+          tellHeld()
           // A new log: nothing this replica decides now is late.
           lastRemote = seen
           lost = false
@@ -620,14 +873,134 @@ export async function openRedisStore(
       }
       seen = from
       lost = false
+      // What Redis holds, whatever this copy holds: its state is applied.
+      gen = undefined
       await applyEntries(from, texts)
       lastRemote = seen
       return
     }
   }
 
+  /** A whole state to append, with the records it keeps apart. */
+  interface StateToStore {
+    entry: Extract<LogEntry, { state: unknown }>
+    /** Each account's records, as JSON, for a new generation's keys. */
+    lists?: Map<string, string[]>
+    /** Each token's digest and account, for a new generation's index. */
+    tokens?: [digest: string, account: string][]
+  }
+
+  /**
+   * The whole state with its records apart, in a new generation: for a
+   * state that changed them (a reset, a restore), which this replica holds
+   * whole (it loads every account first).
+   */
+  const wholeState = (): StateToStore => {
+    if (loaded !== 'all') {
+      throw new Error(
+        'A whole state was to be stored from a replica that holds only some accounts; nothing was stored.',
+      )
+    }
+    const dumped = source.dump()
+    const lists = new Map<string, string[]>()
+    const counts: Record<string, number> = {}
+    const keep = (account: string, text: string): void => {
+      const list = lists.get(account)
+      if (list) list.push(text)
+      else lists.set(account, [text])
+      counts[account] = (counts[account] ?? 0) + 1
+    }
+    for (const customer of dumped.customers)
+      keep(customer.account_id, JSON.stringify({ customer }))
+    const tokens: [string, string][] = []
+    for (const token of dumped.tokens) {
+      keep(token.account_id, JSON.stringify({ token }))
+      tokens.push([secretDigest(token.secret), token.account_id])
+    }
+    return {
+      entry: {
+        state: { ...dumped, customers: [], tokens: [] },
+        gen: globalThis.crypto.randomUUID(),
+        counts,
+      },
+      lists,
+      tokens,
+    }
+  }
+
+  /** The state without its records, which stay in the generation `current`: a compaction. */
+  const sharedState = (current: string): StateToStore => {
+    const { state, counts } = source.dumpShared()
+    for (const [account, count] of held)
+      counts[account] = (counts[account] ?? 0) + count
+    return { entry: { state, gen: current, counts } }
+  }
+
+  /** Writes a new generation's keys, each to expire unless its state is stored. */
+  const writeGeneration = async (
+    g: string,
+    lists: Map<string, string[]>,
+    tokens: [string, string][],
+  ): Promise<void> => {
+    const keys = genKeys(g)
+    const expiry = {
+      expiration: { type: 'PX', value: GENERATION_TTL_MS },
+    } as const
+    const sends: Promise<unknown>[] = []
+    for (const [account, texts] of lists) {
+      const list = keys.list(account)
+      for (let at = 0; at < texts.length; at += WRITE_SLICE)
+        sends.push(redis.rPush(list, texts.slice(at, at + WRITE_SLICE)))
+      sends.push(redis.pExpire(list, GENERATION_TTL_MS))
+    }
+    if (lists.size > 0) {
+      sends.push(redis.sAdd(keys.accounts, [...lists.keys()]))
+      sends.push(redis.pExpire(keys.accounts, GENERATION_TTL_MS))
+    }
+    for (let at = 0; at < tokens.length; at += WRITE_SLICE)
+      sends.push(
+        redis.hSet(
+          keys.tokens,
+          Object.fromEntries(tokens.slice(at, at + WRITE_SLICE)),
+        ),
+      )
+    if (tokens.length > 0)
+      sends.push(redis.pExpire(keys.tokens, GENERATION_TTL_MS))
+    // Last: a state appended finds it only once the rest is written.
+    sends.push(redis.set(keys.written, '1', expiry))
+    await Promise.all(sends)
+  }
+
+  /** Writes `state`'s generation when it is new, then appends it at `at`: the new length, or -1 - the length. */
+  const appendState = async (
+    at: number,
+    text: string,
+    state: StateToStore,
+  ): Promise<number> => {
+    const g = state.entry.gen ?? ''
+    if (state.lists) await writeGeneration(g, state.lists, state.tokens ?? [])
+    const keys = genKeys(g)
+    const stateKeys = [
+      log,
+      lastState,
+      base,
+      genKey,
+      keys.accounts,
+      keys.tokens,
+      keys.written,
+    ]
+    const args = [String(at), text, g, generation]
+    return (await redis
+      .evalSha(scripts.appendState, { keys: stateKeys, arguments: args })
+      .catch(reloadScripts(APPEND_STATE, stateKeys, args))) as number
+  }
+
   interface Pending {
     text: string
+    /** The write, for the record it keeps in its account's list. */
+    write?: StoreWrite
+    /** The whole state, appended alone. */
+    state?: StateToStore
     undo: (() => void) | undefined
     /** Whether the change stays in this copy when it is not stored (nothing takes it back). */
     kept: boolean
@@ -643,24 +1016,27 @@ export async function openRedisStore(
   let flushing: Promise<void> | undefined
 
   /**
-   * Appends `entry`, decided on this replica's view at `decidedAt` (its
-   * count of applied entries then). Writes decided while an append is under
-   * way go together in the next one (group commit), under one
-   * compare-and-swap: the log must hold exactly what this replica applied.
+   * Appends a write or a whole state, decided on this replica's view at
+   * `decidedAt` (its count of applied entries then). Writes decided while
+   * an append is under way go together in the next one (group commit),
+   * under one compare-and-swap: the log must hold exactly what this replica
+   * applied. A whole state goes alone.
    */
   const append = (
-    entry: LogEntry,
+    entry: { write: StoreWrite } | StateToStore,
     undo?: () => void,
     decidedAt = seen,
   ): Promise<void> =>
     new Promise<void>((resolve, reject) => {
+      const logged = 'write' in entry ? entry : entry.entry
       batch.push({
         // @note Marked with this replica and a count, so that a read can
         // tell this replica's entries from another's that say the same.
-        text: JSON.stringify({ ...entry, by: `${origin}:${++appended}` }),
+        text: JSON.stringify({ ...logged, by: `${origin}:${++appended}` }),
+        ...('write' in entry ? { write: entry.write } : { state: entry }),
         undo,
         kept:
-          'state' in entry ||
+          !('write' in entry) ||
           entry.write.added !== undefined ||
           entry.write.set !== undefined,
         decidedAt,
@@ -702,31 +1078,86 @@ export async function openRedisStore(
     }
     // A read may have applied other replicas' entries after these already.
     seen = Math.max(seen, length)
-    for (const [at, { text, kept }] of ready.entries()) {
-      if (text.startsWith('{"state":')) {
+    for (const [at, { state, kept }] of ready.entries()) {
+      if (state) {
         changes = 0
+        writes = 0
         stateAt = length - ready.length + at
-      } else if (kept) changes++
+        // A new generation holds what this replica holds: every account.
+        if (state.lists) {
+          gen = state.entry.gen
+          loaded = 'all'
+          held = new Map()
+          tellHeld()
+        }
+      } else {
+        writes++
+        if (kept) changes++
+      }
     }
     for (const { resolve } of ready) resolve()
     compactIfDue()
   }
 
+  /** The ARGV and KEYS that keep each record of `ready` in its account's list of the current generation. */
+  const recordsOf = (ready: Pending[]): { keys: string[]; args: string[] } => {
+    const keys: string[] = []
+    const args: string[] = []
+    if (gen === undefined) return { keys, args }
+    const { list } = genKeys(gen)
+    for (const { write } of ready) {
+      const created = write?.created
+      if (created === undefined) continue
+      const account = accountOfRecord(created)
+      keys.push(list(account))
+      args.push(
+        JSON.stringify(created),
+        'token' in created ? secretDigest(created.token.secret) : '',
+        account,
+      )
+    }
+    return { keys, args }
+  }
+
   const flush = async (): Promise<void> => {
     while (batch.length > 0) {
-      const sending = batch
-      batch = []
+      // A whole state goes alone: the writes before it first.
+      const state = batch.findIndex((p) => p.state !== undefined)
+      const sending = batch.splice(
+        0,
+        state === 0 ? 1 : state < 0 ? batch.length : state,
+      )
       // Decided before another replica's write was applied here: decided
       // without it, so decided again.
       const late = sending.filter((p) => p.decidedAt < lastRemote || lost)
       const ready = sending.filter((p) => !late.includes(p))
       if (late.length > 0) refuse(late, new StoreConflict())
       if (ready.length === 0) continue
-      const keys = logKeys
-      const args = [String(seen), ...ready.map((p) => p.text)]
-      const sent = redis
-        .evalSha(scripts.append, { keys, arguments: args })
-        .catch(reloadScripts(APPEND, keys, args))
+      let sent: Promise<unknown>
+      const first = ready[0]!
+      if (first.state) {
+        sent = appendState(seen, first.text, first.state)
+      } else {
+        const records = recordsOf(ready)
+        const g = genKeys(gen ?? '')
+        const keys = [
+          log,
+          lastState,
+          base,
+          g.tokens,
+          g.accounts,
+          ...records.keys,
+        ]
+        const args = [
+          String(seen),
+          String(ready.length),
+          ...ready.map((p) => p.text),
+          ...records.args,
+        ]
+        sent = redis
+          .evalSha(scripts.append, { keys, arguments: args })
+          .catch(reloadScripts(APPEND, keys, args))
+      }
       // Settled once `seen` moved past the entries appended (or did not).
       inFlight = { from: seen, texts: ready.map((p) => p.text) }
       await sent.then(
@@ -760,6 +1191,8 @@ export async function openRedisStore(
   // script (a new node of a cluster, a Redis restarted) sends it whole.
   const scripts = {
     append: sha1(APPEND),
+    appendState: sha1(APPEND_STATE),
+    load: sha1(LOAD),
     read: sha1(READ),
     length: sha1(LENGTH),
     hit: sha1(HIT),
@@ -790,6 +1223,7 @@ export async function openRedisStore(
         'count',
         'a whole number, how many entries left the front of its log',
       ],
+      [genKey, 'string', 'a string, the generation that holds its records'],
       [journalKey, 'list', 'a list, its journal'],
       [marksKey, 'hash', "a hash, where each account's journal begins"],
       [fleetKey, 'string', 'a string, the options every replica shares'],
@@ -839,6 +1273,13 @@ export async function openRedisStore(
     }
     // The first replica's seeded state is everyone's; the others take it.
     await bounded(resync)
+    // @note Sent once now, and Redis keeps the script: a first write sent by
+    // its SHA1 alone would otherwise fail on NOSCRIPT and go again whole,
+    // and a connection lost between the two would lose a write Redis never ran.
+    // Its length never matches, so it appends nothing.
+    await bounded(() =>
+      redis.eval(APPEND, { keys: logKeys, arguments: ['-1', '0'] }),
+    ).catch(() => {})
   } catch (error) {
     serving.destroy()
     throw error instanceof Error && /Redis store/.test(error.message)
@@ -932,7 +1373,11 @@ export async function openRedisStore(
       },
     },
     ...(journal && { journal }),
-    sync: () => bounded(sync),
+    sync: (credential) =>
+      bounded(sync).then(() =>
+        credential === undefined ? undefined : loadAccountOf(credential),
+      ),
+    loadAll: () => inTurn(loadEvery),
     resync: () => bounded(resync),
     version: () => seen,
     commit(write, undo, decidedAt) {
@@ -942,7 +1387,7 @@ export async function openRedisStore(
       })
     },
     saveState: (decidedAt) =>
-      bounded(() => append({ state: source.dump() }, undefined, decidedAt), {
+      bounded(() => append(wholeState(), undefined, decidedAt), {
         writes: true,
       }),
     forgetHits: () =>
@@ -1061,6 +1506,32 @@ function parseEntry(text: string, at: number): LogEntry {
   return entry as LogEntry
 }
 
+/** One record of an account's list, read from Redis: in the list's shape, and the account's. */
+function parseRecord(text: string, account: string, at: number): CreatedRecord {
+  let record: unknown
+  try {
+    record = JSON.parse(text)
+  } catch {
+    throw badLog(
+      `The Redis store's record ${at} of the account ${account} is not JSON; the key holds something else.`,
+    )
+  }
+  const created = record as Partial<
+    Record<'customer' | 'token', { account_id?: unknown }>
+  > | null
+  const inner = created?.customer ?? created?.token
+  if (
+    typeof inner !== 'object' ||
+    inner === null ||
+    inner.account_id !== account
+  ) {
+    throw badLog(
+      `The Redis store's record ${at} of the account ${account} is neither a customer nor a token of that account; the key holds something else.`,
+    )
+  }
+  return record as CreatedRecord
+}
+
 /** An error of a log entry that is not this sandbox's, coded for health. */
 function badLog(message: string): Error {
   return Object.assign(new Error(message), { code: 'REDIS_BAD_LOG' })
@@ -1084,7 +1555,17 @@ function describe(error: Error): string {
 /** The commands the store sends, which one Redis and a Redis Cluster both take. */
 type Commands = Pick<
   ReturnType<typeof createClient>,
-  'evalSha' | 'eval' | 'get' | 'lRange' | 'hGet' | 'hSet' | 'del'
+  | 'evalSha'
+  | 'eval'
+  | 'get'
+  | 'set'
+  | 'lRange'
+  | 'rPush'
+  | 'pExpire'
+  | 'sAdd'
+  | 'hGet'
+  | 'hSet'
+  | 'del'
 >
 
 /**
@@ -1115,6 +1596,17 @@ function clusterOf(url: string, timeoutMs: number) {
   cluster.on('error', () => {})
   return cluster
 }
+
+/** The account a created record belongs to. */
+const accountOfRecord = (created: CreatedRecord): string =>
+  'customer' in created ? created.customer.account_id : created.token.account_id
+
+/**
+ * What a generation's index knows a token's secret by: its SHA-256, so
+ * that the index names no secret.
+ */
+const secretDigest = (secret: string): string =>
+  createHash('sha256').update(secret).digest('base64url')
 
 /** The SHA1 that Redis names a script by (`EVALSHA`). */
 const sha1 = (script: string): string =>

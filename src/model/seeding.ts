@@ -20,7 +20,7 @@ import {
 import { isMaskedSecret } from './secrets.ts'
 
 /** How many records are created at once, seeded or put back. */
-const INSERT_SLICE = 256
+export const INSERT_SLICE = 256
 
 /**
  * The settled options that seeding and a session's checks read: the part of

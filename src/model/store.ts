@@ -155,7 +155,13 @@ export interface Store {
    * Brings this copy up to what the store holds, before a request is
    * answered: a store that replicas share has writes this one has not seen.
    */
-  sync?(): Promise<void>
+  sync?(credential?: string): Promise<void>
+  /**
+   * Loads every account's records, for a change or read of them all (an
+   * admin call, a whole state to store): a store that replicas share loads
+   * an account's records only once a request asks for them.
+   */
+  loadAll?(): Promise<void>
   /**
    * Puts back what the store holds, dropping this copy's own changes that it
    * did not take (after a `StoreConflict` of `saveState`).
@@ -225,6 +231,20 @@ export interface StoreSource {
   replace(state: SandboxData & DurableExtras): Promise<void>
   /** Applies a write another replica stored. */
   apply(write: StoreWrite): Promise<void>
+  /**
+   * The whole state but customers and tokens, with how many of those each
+   * account holds: what a store keeps records of apart, account by account.
+   */
+  dumpShared(): {
+    state: SandboxData & DurableExtras
+    counts: Record<string, number>
+  }
+  /** Adds records another replica stored, when their account is first asked for. */
+  insert(records: readonly CreatedRecord[]): Promise<void>
+  /** The account of a loaded API key or token with this secret. */
+  accountOf(credential: string): string | undefined
+  /** Tells how many customers and tokens the store holds beyond those loaded. */
+  holdElsewhere(count: number): void
 }
 
 /** The journal of a fleet, kept in its shared store. */

@@ -243,15 +243,19 @@ export function createRouter(
       // @note A store that replicas share may hold writes this copy has not
       // seen: catch up first, so that nothing is answered from stale state.
       const store = ctx.storage
+      const bearer = readBearer(request.headers.get('authorization'))
+      // @note The credential names the account whose records the request
+      // reads: a store that loads accounts as asked loads that one.
       const unsynced = store?.sync
-        ? await store.sync().then(
-            () => undefined,
-            (error: Error) => error,
-          )
+        ? await store
+            .sync(bearer.kind === 'bearer' ? bearer.credential : undefined)
+            .then(
+              () => undefined,
+              (error: Error) => error,
+            )
         : undefined
       const href = request.url
       const place = locate(href)
-      const bearer = readBearer(request.headers.get('authorization'))
       const requestId = ctx.nextId('request')
       const state: RequestState = {
         requestId,

@@ -88,6 +88,10 @@ export async function runSandboxCall(
       )
     },
   }
+  // @note A replica of a fleet loads an account's records once a request
+  // asks for them; the sandbox's own API reads and changes them all. The
+  // health check, polled, reads none.
+  if (path !== '/__sandbox/health') await loadAll(ctx)
   // A read changes nothing: the health check, polled, pays no watch.
   if (request.method === 'GET') return resolve(sandboxCall)
   return storeChange(
@@ -137,6 +141,9 @@ async function storeEachChange<T>(
   stores: (result: T) => boolean,
 ): Promise<T> {
   for (let attempt = 1; ; attempt++) {
+    // A whole state stored from a copy without every account would drop
+    // the others' records: each attempt loads them (a resync unloads).
+    await loadAll(ctx)
     const decidedAt = store.version?.()
     const watch = await ctx.watchState()
     const result = await change()
@@ -172,6 +179,15 @@ async function storeEachChange<T>(
       throw storageUnavailable(error, store)
     })
   }
+}
+
+/** Loads every account's records from a store that loads them as asked; its failure is a 503. */
+async function loadAll(ctx: SandboxContext): Promise<void> {
+  const store = ctx.storage
+  if (!store?.loadAll) return
+  await store.loadAll().catch((error: Error) => {
+    throw storageUnavailable(error, store)
+  })
 }
 
 type JsonObject = Record<string, unknown>
