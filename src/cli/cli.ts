@@ -558,10 +558,7 @@ function storeShown(
  * @example
  * limitsExceeded(server.sandbox, FLAG_NAMING) // ['holds 12000 customers in the account acct_…, more than --limits customersPerAccount=10000 …']
  */
-function limitsExceeded(
-  sandbox: SandboxCore,
-  naming: OptionNaming,
-): string[] {
+function limitsExceeded(sandbox: SandboxCore, naming: OptionNaming): string[] {
   const { limits } = sandbox.options
   const { db } = sandbox
   const records =
