@@ -744,7 +744,7 @@ export async function openRedisStore(
   /** Loads every account that holds records, until none is left out. */
   const loadEvery = async (): Promise<void> => {
     for (let round = 1; loaded !== 'all'; round++) {
-      for (const account of [...held.keys()]) await loadNow(account)
+      for (const account of held.keys()) await loadNow(account)
       // Every account not loaded holds nothing: the rest are loaded.
       if (held.size === 0) loaded = 'all'
       else if (round >= MAX_CATCH_UPS)

@@ -79,11 +79,11 @@ it('loads only the accounts its requests ask for, and their records whole', asyn
       tokens: { id: string }[]
     }
   const [one, two] = await Promise.all([state(first.url), state(second.url)])
-  expect(two.customers.map((c) => c.id).sort()).toEqual(
-    one.customers.map((c) => c.id).sort(),
+  expect(two.customers.map((c) => c.id).toSorted()).toEqual(
+    one.customers.map((c) => c.id).toSorted(),
   )
-  expect(two.tokens.map((t) => t.id).sort()).toEqual(
-    one.tokens.map((t) => t.id).sort(),
+  expect(two.tokens.map((t) => t.id).toSorted()).toEqual(
+    one.tokens.map((t) => t.id).toSorted(),
   )
   expect(one.customers.length).toBe(seeded.length + 1)
 })
