@@ -99,6 +99,8 @@ interface Load {
   p50: number
   p99: number
   errors: number
+  /** The 2xx answers of the warm-up and the run together. */
+  ok: number
   rssMb: number
 }
 
@@ -145,7 +147,10 @@ async function runWrk(
     /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(
       out,
     )
+  const total = Number(figure(/(\d+) requests in/))
+  const refused = Number(figure(/Non-2xx or 3xx responses: (\d+)/) || 0)
   return {
+    ok: total - refused,
     rps: Number(figure(/Requests\/sec:\s+([\d.]+)/)),
     p50: wrkMs(figure(/\s50%\s+(\S+)/)),
     p99: wrkMs(figure(/\s99%\s+(\S+)/)),
@@ -174,6 +179,7 @@ async function runAutocannon(
     duration: seconds,
   })
   return {
+    ok: r['2xx'],
     rps: r.requests.average,
     p50: r.latency.p50,
     p99: r.latency.p99,
@@ -192,9 +198,13 @@ async function load(
     // autocannon runs in this process: keep it off the server's core too.
     if (!WRK && second)
       spawnSync('taskset', ['-a', '-p', '-c', '0', String(process.pid)])
-    await generate(url + path, JSON.stringify(body), WARMUP)
+    const warm = await generate(url + path, JSON.stringify(body), WARMUP)
     const figures = await generate(url + path, JSON.stringify(body), DURATION)
-    return { ...figures, rssMb: await peakRss(child.pid!) }
+    return {
+      ...figures,
+      ok: warm.ok + figures.ok,
+      rssMb: await peakRss(child.pid!),
+    }
   } finally {
     child.kill('SIGKILL')
   }
@@ -472,10 +482,10 @@ async function benchRedis(): Promise<void> {
         redis.cli('config', 'resetstat')
         const figures = await load(cli('--store', redis.url), path, body)
         shared.push(figures)
-        // Every call of the load, warm-up included, against every command.
+        // Every command, the replica's start included, against every call
+        // the load answered 201 (warm-up included).
         const calls = commandCalls(redis.cli('info', 'commandstats'))
-        const answered = Number(redis.cli('llen', '{cts}:log')) - 1
-        perCall.push(calls / Math.max(1, answered))
+        perCall.push(calls / Math.max(1, figures.ok))
       }
       const ratios = shared.map((l, run) => l.rps / memory[run]!.rps)
       const ratio = median(ratios)
