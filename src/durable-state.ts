@@ -50,6 +50,12 @@ export interface DurableState {
   accountOf(credential: string): string | undefined
   /** Sets how many customers and tokens a shared store holds beyond those loaded. */
   holdElsewhere(count: number): void
+  /** How many customers and tokens this copy holds, and of one account. */
+  heldRecords(accountId?: string): number
+  /** Every account's id. */
+  accountIds(): string[]
+  /** Drops one account's customers and tokens from this copy. */
+  evict(accountId: string): Promise<void>
 }
 
 /**
@@ -134,6 +140,18 @@ export function createDurableState(
     },
     holdElsewhere(count) {
       ctx.db.elsewhere = count
+    },
+    heldRecords: (accountId) =>
+      accountId === undefined
+        ? ctx.db.heldRecords()
+        : ctx.db.customersOf(accountId).length +
+          ctx.db.tokensOf(accountId).length,
+    accountIds: () => ctx.db.accounts.all().map(({ id }) => id),
+    async evict(accountId) {
+      await ctx.db.customers.deleteMany((q) =>
+        q.where({ account_id: accountId }),
+      )
+      await ctx.db.tokens.deleteMany((q) => q.where({ account_id: accountId }))
     },
     dump() {
       const scenarios = savedScenarios()

@@ -62,6 +62,13 @@ export interface RedisStoreOptions {
   timeoutMs?: number
   /** Hears the store's outages and recoveries, one line each. */
   onLog?: (line: string) => void
+  /**
+   * The most customers and tokens a replica keeps loaded: past it, it lets
+   * go of the accounts no request used for longest (Redis keeps them, and
+   * the next request of one loads it again).
+   * @default 50000
+   */
+  cacheRecords?: number
   /** The fleet's journal; without it, each replica keeps its own. */
   journal?: JournalOptions
   /**
@@ -279,7 +286,13 @@ export async function openRedisStore(
   options: RedisStoreOptions,
   source: StoreSource,
 ): Promise<RedisStore> {
-  const { url, namespace = 'cts', timeoutMs = 3000, onLog } = options
+  const {
+    url,
+    namespace = 'cts',
+    timeoutMs = 3000,
+    onLog,
+    cacheRecords = 50_000,
+  } = options
   const shown = redactUrl(url)
   // @note Every key of a sandbox shares its namespace as hash tag: a Redis
   // Cluster keeps a sandbox in one slot (its scripts touch several keys),
@@ -720,16 +733,20 @@ export async function openRedisStore(
    * account is in its generation's index. An unknown credential loads
    * nothing, and authentication refuses it.
    */
-  const loadAccountOf = async (credential: string): Promise<void> => {
-    if (loaded === 'all') return
+  const loadAccountOf = async (
+    credential: string,
+  ): Promise<(() => void) | undefined> => {
     let account = source.accountOf(credential)
-    if (account === undefined && gen !== undefined) {
+    if (account === undefined && loaded !== 'all' && gen !== undefined) {
       const index = genKeys(gen).tokens
       account =
         (await bounded(() => redis.hGet(index, secretDigest(credential)))) ??
         undefined
     }
-    if (account === undefined || isLoaded(account)) return
+    if (account === undefined) return undefined
+    // Held before it is loaded: no eviction drops it under the request.
+    const release = hold(account)
+    if (isLoaded(account)) return release
     let pending = loading.get(account)
     if (pending === undefined) {
       const named = account
@@ -738,7 +755,67 @@ export async function openRedisStore(
       )
       loading.set(account, pending)
     }
-    return pending
+    await pending.catch((error: Error) => {
+      release()
+      throw error
+    })
+    return release
+  }
+
+  // Requests under way by account, and the calls that hold every account:
+  // what they read stays loaded until they are answered.
+  const inUse = new Map<string, number>()
+  let wholeInUse = 0
+  // Accounts by their last request, the longest unused first.
+  const used = new Set<string>()
+  const hold = (account: string): (() => void) => {
+    inUse.set(account, (inUse.get(account) ?? 0) + 1)
+    used.delete(account)
+    used.add(account)
+    let released = false
+    return () => {
+      if (released) return
+      released = true
+      const left = inUse.get(account)! - 1
+      if (left > 0) inUse.set(account, left)
+      else inUse.delete(account)
+      evictIfDue()
+    }
+  }
+
+  let evicting = false
+  /**
+   * Lets go of the records of the accounts that no request used for
+   * longest, none under way, until this copy holds `cacheRecords` at most.
+   */
+  const evictIfDue = (): void => {
+    if (evicting || wholeInUse > 0 || gen === undefined) return
+    if (source.heldRecords() <= cacheRecords) return
+    evicting = true
+    inTurn(async () => {
+      if (wholeInUse > 0 || gen === undefined) return
+      if (loaded === 'all') loaded = new Set(source.accountIds())
+      const accounts = loaded
+      const order = [
+        ...[...accounts].filter((account) => !used.has(account)),
+        ...[...used].filter((account) => accounts.has(account)),
+      ]
+      for (const account of order) {
+        if (source.heldRecords() <= cacheRecords) break
+        if (inUse.has(account)) continue
+        const count = source.heldRecords(account)
+        if (count === 0) continue
+        await source.evict(account)
+        accounts.delete(account)
+        used.delete(account)
+        held.set(account, count)
+      }
+      tellHeld()
+    })
+      .catch(() => {})
+      .finally(() => {
+        evicting = false
+      })
   }
 
   /** Loads every account that holds records, until none is left out. */
@@ -1377,7 +1454,22 @@ export async function openRedisStore(
       bounded(sync).then(() =>
         credential === undefined ? undefined : loadAccountOf(credential),
       ),
-    loadAll: () => inTurn(loadEvery),
+    async loadAll() {
+      wholeInUse++
+      try {
+        await inTurn(loadEvery)
+      } catch (error) {
+        wholeInUse--
+        throw error
+      }
+      let released = false
+      return () => {
+        if (released) return
+        released = true
+        wholeInUse--
+        evictIfDue()
+      }
+    },
     resync: () => bounded(resync),
     version: () => seen,
     commit(write, undo, decidedAt) {

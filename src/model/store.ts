@@ -155,13 +155,20 @@ export interface Store {
    * Brings this copy up to what the store holds, before a request is
    * answered: a store that replicas share has writes this one has not seen.
    */
-  sync?(credential?: string): Promise<void>
+  /**
+   * With the `credential` of the request (an API key or a token), it also
+   * loads that account's records, for a store that loads them only as
+   * asked, and holds them until the release it returns is called.
+   */
+  sync?(credential?: string): Promise<(() => void) | undefined>
   /**
    * Loads every account's records, for a change or read of them all (an
-   * admin call, a whole state to store): a store that replicas share loads
-   * an account's records only once a request asks for them.
+   * admin call, a whole state to store), and holds them until the release
+   * it returns is called: a store that replicas share loads an account's
+   * records only once a request asks for them, and lets go of those that
+   * no request used for longest past its bound.
    */
-  loadAll?(): Promise<void>
+  loadAll?(): Promise<() => void>
   /**
    * Puts back what the store holds, dropping this copy's own changes that it
    * did not take (after a `StoreConflict` of `saveState`).
@@ -245,6 +252,12 @@ export interface StoreSource {
   accountOf(credential: string): string | undefined
   /** Tells how many customers and tokens the store holds beyond those loaded. */
   holdElsewhere(count: number): void
+  /** How many customers and tokens this copy holds, and of one account. */
+  heldRecords(accountId?: string): number
+  /** Every account's id. */
+  accountIds(): string[]
+  /** Drops one account's customers and tokens from this copy (the store keeps them). */
+  evict(accountId: string): Promise<void>
 }
 
 /** The journal of a fleet, kept in its shared store. */

@@ -9,6 +9,8 @@ export interface UrlStoreOptions {
   url: string
   /** Prefix of every key, so that several sandboxes can share one store. */
   namespace?: string
+  /** The most customers and tokens a replica keeps loaded, for a store that loads them as asked. */
+  cacheRecords?: number
   /** Hears the store's outages and recoveries, one line each. */
   onLog?: (line: string) => void
   /** The journal every replica shares (`journalLimit` entries), for a store that keeps one. */

@@ -246,11 +246,16 @@ export function createRouter(
       const bearer = readBearer(request.headers.get('authorization'))
       // @note The credential names the account whose records the request
       // reads: a store that loads accounts as asked loads that one.
+      // What the store holds loaded for this request, until it is answered.
+      let release: (() => void) | undefined
       const unsynced = store?.sync
         ? await store
             .sync(bearer.kind === 'bearer' ? bearer.credential : undefined)
             .then(
-              () => undefined,
+              (held) => {
+                release = held
+                return undefined
+              },
               (error: Error) => error,
             )
         : undefined
@@ -311,6 +316,8 @@ export function createRouter(
         response = await route.resolve(call)
       } catch (error) {
         response = renderError(ctx, state, error)
+      } finally {
+        release?.()
       }
       // @note Response.error() (a scenario's network error) is the one
       // answer with status 0, and its headers cannot be set.

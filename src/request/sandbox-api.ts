@@ -91,14 +91,18 @@ export async function runSandboxCall(
   // @note A replica of a fleet loads an account's records once a request
   // asks for them; the sandbox's own API reads and changes them all. The
   // health check, polled, reads none.
-  if (path !== '/__sandbox/health') await loadAll(ctx)
-  // A read changes nothing: the health check, polled, pays no watch.
-  if (request.method === 'GET') return resolve(sandboxCall)
-  return storeChange(
-    ctx,
-    () => resolve(sandboxCall),
-    (response) => response.status < 300,
-  )
+  const release = path === '/__sandbox/health' ? undefined : await loadAll(ctx)
+  try {
+    // A read changes nothing: the health check, polled, pays no watch.
+    if (request.method === 'GET') return await resolve(sandboxCall)
+    return await storeChange(
+      ctx,
+      () => resolve(sandboxCall),
+      (response) => response.status < 300,
+    )
+  } finally {
+    release?.()
+  }
 }
 
 /**
@@ -143,27 +147,12 @@ async function storeEachChange<T>(
   for (let attempt = 1; ; attempt++) {
     // A whole state stored from a copy without every account would drop
     // the others' records: each attempt loads them (a resync unloads).
-    await loadAll(ctx)
-    const decidedAt = store.version?.()
-    const watch = await ctx.watchState()
-    const result = await change()
-    // @note A call that changed nothing stored (a read, the journal, a
-    // snapshot kept in memory) stores nothing.
-    const changed = watch.changed()
-    if (!stores(result) || changed === undefined) return result
-    // @note A small change that is not stored is taken back, so that the
-    // 503's "nothing was changed" is true; a whole one (a reset, a
-    // restore) is not, and its 503 says what became of it.
+    const release = await loadAll(ctx)
     try {
-      if (changed === 'whole') await store.saveState(decidedAt)
-      else await store.commit(changed, () => watch.undo(changed), decidedAt)
-      return result
-    } catch (error) {
-      if (!(error instanceof StoreConflict) || !store.resync) {
-        throw storageUnavailable(error as Error, store, {
-          kept: changed === 'whole',
-        })
-      }
+      const decided = await decideAndStore(ctx, store, change, stores)
+      if (decided.done) return decided.result
+    } finally {
+      release?.()
     }
     // Another replica changed the state first: make this change again on
     // what the store holds, this copy's own change dropped.
@@ -175,17 +164,52 @@ async function storeEachChange<T>(
         store,
       )
     }
-    await store.resync().catch((error: Error) => {
+    // Only a store that can resync reports a conflict (decideAndStore).
+    await store.resync!().catch((error: Error) => {
       throw storageUnavailable(error, store)
     })
   }
 }
 
-/** Loads every account's records from a store that loads them as asked; its failure is a 503. */
-async function loadAll(ctx: SandboxContext): Promise<void> {
+/**
+ * Makes `change` once and stores what it changed: `done` unless another
+ * replica changed the state first.
+ */
+async function decideAndStore<T>(
+  ctx: SandboxContext,
+  store: Store,
+  change: () => T | Promise<T>,
+  stores: (result: T) => boolean,
+): Promise<{ done: true; result: T } | { done: false }> {
+  const decidedAt = store.version?.()
+  const watch = await ctx.watchState()
+  const result = await change()
+  // @note A call that changed nothing stored (a read, the journal, a
+  // snapshot kept in memory) stores nothing.
+  const changed = watch.changed()
+  if (!stores(result) || changed === undefined) return { done: true, result }
+  // @note A small change that is not stored is taken back, so that the
+  // 503's "nothing was changed" is true; a whole one (a reset, a
+  // restore) is not, and its 503 says what became of it.
+  try {
+    if (changed === 'whole') await store.saveState(decidedAt)
+    else await store.commit(changed, () => watch.undo(changed), decidedAt)
+    return { done: true, result }
+  } catch (error) {
+    if (!(error instanceof StoreConflict) || !store.resync) {
+      throw storageUnavailable(error as Error, store, {
+        kept: changed === 'whole',
+      })
+    }
+  }
+  return { done: false }
+}
+
+/** Loads every account's records from a store that loads them as asked, held until the release it gives; its failure is a 503. */
+async function loadAll(ctx: SandboxContext): Promise<(() => void) | undefined> {
   const store = ctx.storage
-  if (!store?.loadAll) return
-  await store.loadAll().catch((error: Error) => {
+  if (!store?.loadAll) return undefined
+  return store.loadAll().catch((error: Error) => {
     throw storageUnavailable(error, store)
   })
 }

@@ -64,9 +64,15 @@ export interface SandboxServerOptions extends SandboxOptions {
    * while it is away, calls answer `503 storage_unavailable`. Not beside
    * `dataFile`.
    * @default undefined
+   * `namespace` begins every key, so that several sandboxes share one
+   * Redis; `cacheRecords` (50,000 by default) bounds the customers and
+   * tokens a replica keeps loaded: past it, it lets go of the accounts no
+   * request used for longest, and loads one again when a request asks.
    * @example createSandboxServer({ store: 'redis://127.0.0.1:6379/0' })
    */
-  store?: string | { url: string; namespace?: string }
+  store?:
+    | string
+    | { url: string; namespace?: string; cacheRecords?: number }
   /**
    * @deprecated Ignored: with a data file, every write is stored before it
    * is answered.
@@ -217,6 +223,7 @@ const ServerOptionsSchema = z.object({
         .string()
         .regex(/^[\w.-]{1,64}$/)
         .optional(),
+      cacheRecords: wholeNumber(1, 100_000_000).optional(),
     }),
   ]),
   adminOrigins: z.array(z.string()),

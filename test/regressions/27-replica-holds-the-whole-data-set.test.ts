@@ -1,5 +1,9 @@
 import { expect, it } from 'vitest'
-import { DEFAULT_ACCOUNTS, DEMO_KEY_TWO } from '../../fixtures/demo-keys.ts'
+import {
+  DEFAULT_ACCOUNTS,
+  DEMO_KEY_ONE,
+  DEMO_KEY_TWO,
+} from '../../fixtures/demo-keys.ts'
 import { startRedis } from '../_redis.ts'
 import { postCustomer, startServer } from '../_servers.ts'
 
@@ -130,4 +134,49 @@ it('counts the records it has not loaded towards limits.records', async () => {
   expect(
     second.sandbox.db.customers.findMany().some((c) => c.name === 'Past It'),
   ).toBe(false)
+})
+
+it('lets go of the account used longest ago past cacheRecords, and loads it again when asked', async () => {
+  const redis = await startRedis()
+  const store = { url: redis.url, namespace: 'lazy-cache' }
+  const options = {
+    seed: 1,
+    customersPerAccount: CUSTOMERS,
+    uniqueEmail: true,
+    store,
+  }
+  const first = await startServer(options)
+  const [one, two] = DEFAULT_ACCOUNTS.map((fixture) => fixture.id)
+  const emailOf = (accountId: string) =>
+    first.sandbox.db.customers.findFirst((q) =>
+      q.where({ account_id: accountId }),
+    )!.email
+  const second = await startServer({
+    ...options,
+    store: { ...store, cacheRecords: CUSTOMERS + 100 },
+  })
+  const loadedAccounts = () =>
+    new Set(second.sandbox.db.customers.findMany().map((c) => c.account_id))
+  // Every request waits for what the store does before it: a health check
+  // comes after the letting go that the last answer started.
+  const settled = () => fetch(`${second.url}/__sandbox/health`)
+
+  const clashIn = async (accountId: string, key: string) => {
+    const answer = await postCustomer(
+      second.url,
+      { name: 'Clash', email: emailOf(accountId) },
+      { headers: { authorization: `Bearer ${key}` } },
+    )
+    expect(answer.status).toBe(409)
+    await settled()
+  }
+  await clashIn(one!, DEMO_KEY_ONE)
+  expect(loadedAccounts()).toEqual(new Set([one]))
+  await clashIn(two!, DEMO_KEY_TWO)
+  expect(loadedAccounts()).toEqual(new Set([two]))
+  expect(second.sandbox.db.customers.count()).toBe(CUSTOMERS)
+  // Loaded again, whole: its seeded emails are taken again.
+  await clashIn(one!, DEMO_KEY_ONE)
+  expect(loadedAccounts()).toEqual(new Set([one]))
+  expect(second.sandbox.db.customers.count()).toBe(CUSTOMERS)
 })
