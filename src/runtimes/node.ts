@@ -70,9 +70,7 @@ export interface SandboxServerOptions extends SandboxOptions {
    * request used for longest, and loads one again when a request asks.
    * @example createSandboxServer({ store: 'redis://127.0.0.1:6379/0' })
    */
-  store?:
-    | string
-    | { url: string; namespace?: string; cacheRecords?: number }
+  store?: string | { url: string; namespace?: string; cacheRecords?: number }
   /**
    * @deprecated Ignored: with a data file, every write is stored before it
    * is answered.
