@@ -63,7 +63,7 @@ export interface DurableState {
  * after a restart, and applies of another copy's writes.
  *
  * @example
- * const durable = createDurableState(ctx, sandbox, { adopt, loadStateWatch, savedScenarios })
+ * const durable = createDurableState(ctx, sandbox, { adopt, loadStateWatch, savedScenarios, dumpWithoutRecords })
  * await durable.apply({ created: { customer } })
  */
 export function createDurableState(
@@ -73,14 +73,30 @@ export function createDurableState(
     adopt,
     loadStateWatch,
     savedScenarios,
+    dumpWithoutRecords,
   }: {
     /** Takes a whole state another copy stored (`adopt` of the core). */
     adopt: (input: unknown) => Promise<void>
     loadStateWatch: () => Promise<typeof import('./state-watch.ts')>
     /** The scenario queues and the latency, as a durable store keeps them. */
     savedScenarios: () => SavedScenarios
+    /** `sandbox.dump()` with its record lists empty (of the core). */
+    dumpWithoutRecords: () => SandboxData
   },
 ): DurableState {
+  /** `data` with the keys and scenarios a durable store keeps beside it. */
+  const withExtras = (data: SandboxData): SandboxData & DurableExtras => {
+    const scenarios = savedScenarios()
+    const unchanged =
+      scenarios.queue.length === 0 &&
+      scenarios.accounts.length === 0 &&
+      JSON.stringify(scenarios.latency) === JSON.stringify(ctx.options.latency)
+    return {
+      ...data,
+      ...(!unchanged && { scenarios }),
+      idempotency_keys: ctx.idempotency.saved(ctx.clock.now().getTime()),
+    }
+  }
   const durable: DurableState = {
     async replace(state) {
       await adopt(state)
@@ -114,11 +130,25 @@ export function createDurableState(
         durable.restore({ idempotency_keys: [idempotencyKey] })
     },
     dumpShared() {
-      const { customers, tokens, ...state } = durable.dump()
+      // @note Built without the records, which dump() would copy only to
+      // drop: a compaction runs every so many writes on a replica that may
+      // hold many.
+      const copy = <T extends object>(records: readonly T[]): T[] =>
+        records.map((record) => ({ ...record }))
       const counts: Record<string, number> = {}
-      for (const { account_id } of [...customers, ...tokens])
-        counts[account_id] = (counts[account_id] ?? 0) + 1
-      return { state: { ...state, customers: [], tokens: [] }, counts }
+      const accounts = copy(ctx.db.accounts.all())
+      for (const { id } of accounts) {
+        const count = ctx.db.customersOf(id).length + ctx.db.tokensOf(id).length
+        if (count > 0) counts[id] = count
+      }
+      return {
+        state: {
+          ...withExtras(dumpWithoutRecords()),
+          accounts,
+          api_keys: copy(ctx.db.apiKeys.all()),
+        },
+        counts,
+      }
     },
     async insert(records) {
       for (let at = 0; at < records.length; at += INSERT_SLICE) {
@@ -143,7 +173,7 @@ export function createDurableState(
     },
     heldRecords: (accountId) =>
       accountId === undefined
-        ? ctx.db.heldRecords()
+        ? ctx.db.customers.count() + ctx.db.tokens.count()
         : ctx.db.customersOf(accountId).length +
           ctx.db.tokensOf(accountId).length,
     accountIds: () => ctx.db.accounts.all().map(({ id }) => id),
@@ -153,19 +183,7 @@ export function createDurableState(
       )
       await ctx.db.tokens.deleteMany((q) => q.where({ account_id: accountId }))
     },
-    dump() {
-      const scenarios = savedScenarios()
-      const unchanged =
-        scenarios.queue.length === 0 &&
-        scenarios.accounts.length === 0 &&
-        JSON.stringify(scenarios.latency) ===
-          JSON.stringify(ctx.options.latency)
-      return {
-        ...sandbox.dump(),
-        ...(!unchanged && { scenarios }),
-        idempotency_keys: ctx.idempotency.saved(ctx.clock.now().getTime()),
-      }
-    },
+    dump: () => withExtras(sandbox.dump()),
     async settled() {
       let ready: Promise<void> | undefined
       while (ready !== ctx.ready) {

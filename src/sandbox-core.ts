@@ -245,6 +245,7 @@ export function createSandboxCore(
           adopt,
           loadStateWatch,
           savedScenarios: () => savedScenarios(ctx),
+          dumpWithoutRecords,
         }),
       )),
     attach(store) {

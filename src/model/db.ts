@@ -64,8 +64,6 @@ export interface Database extends SandboxCollections {
    * count towards `limits.records` as the loaded ones do.
    */
   elsewhere: number
-  /** How many customers and tokens this copy holds. */
-  heldRecords(): number
   /** The API keys of one account, oldest first. */
   apiKeysOf(accountId: string): readonly ApiKeyRecord[]
   customersOf(accountId: string): readonly CustomerRecord[]
@@ -569,7 +567,6 @@ export function createDatabase(
     customers,
     tokens,
     elsewhere: 0,
-    heldRecords: read(() => customerIndex.byId.size + tokenIndex.byId.size),
     credentialsByHash: read((secret: string) =>
       byDigest.get(secretHash(secret)),
     ),

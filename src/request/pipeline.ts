@@ -16,7 +16,7 @@ import type { OperationSpec } from './define-operation.ts'
 import {
   SandboxError,
   STATUS_TEXT,
-  storageUnavailable,
+  storageProblem,
   validationError,
 } from './errors.ts'
 import type { Operation } from './journal.ts'
@@ -378,11 +378,11 @@ async function commit(
     return true
   } catch (error) {
     if (!(error instanceof StoreConflict))
-      throw storageUnavailable(error as Error, store)
+      throw await storageProblem(error as Error, store)
   }
   // Brings in what the other replica stored before deciding again.
-  await store.sync!().catch((error: Error) => {
-    throw storageUnavailable(error, store)
+  await store.sync!().catch(async (error: Error) => {
+    throw await storageProblem(error, store)
   })
   return false
 }
@@ -507,12 +507,12 @@ async function takeAndStore(
       return effect
     } catch (error) {
       if (!(error instanceof StoreConflict) || !fleet)
-        throw storageUnavailable(error as Error, store)
+        throw await storageProblem(error as Error, store)
     }
     if (attempt >= MAX_STORE_ATTEMPTS) throw storeBusy()
     // Take again from the stored queues.
-    await store.sync!().catch((error: Error) => {
-      throw storageUnavailable(error, store)
+    await store.sync!().catch(async (error: Error) => {
+      throw await storageProblem(error, store)
     })
   }
 }
@@ -626,8 +626,8 @@ async function sharedHit(
   const windowMs = windowSeconds * 1000
   const start = Math.floor(now / windowMs) * windowMs
   const key = `${hashString(secret)}:${windowSeconds}:${start}`
-  const count = await store.hit!(key, windowMs).catch((error: Error) => {
-    throw storageUnavailable(error, store)
+  const count = await store.hit!(key, windowMs).catch(async (error: Error) => {
+    throw await storageProblem(error, store)
   })
   return {
     allowed: count <= limit,

@@ -11,7 +11,7 @@ import {
   problemJson,
   reportUnexpected,
   SandboxError,
-  storageUnavailable,
+  storageProblem,
 } from './errors.ts'
 import type { JournalEntry } from './journal.ts'
 import { LimitReachedError, limitReached } from './limits.ts'
@@ -288,7 +288,7 @@ export function createRouter(
           unsynced &&
           !ANSWERED_WITHOUT_STORE.has((place as { path?: string }).path ?? '')
         )
-          throw storageUnavailable(unsynced, store!, {
+          throw await storageProblem(unsynced, store!, {
             // A read was not answered from stale state; nothing to store.
             read: request.method === 'GET' || request.method === 'HEAD',
           })

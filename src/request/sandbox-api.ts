@@ -2,8 +2,6 @@
 import type { BearerResult } from './auth.ts'
 import type { Route, RouteCall, SandboxContext } from './context.ts'
 import { SandboxError, type ErrorCode } from './errors.ts'
-import { storageUnavailable } from './errors.ts'
-import { StoreConflict, type Store } from '../model/store.ts'
 import { constantTimeEqual } from '../model/secrets.ts'
 import {
   checkCharset,
@@ -88,34 +86,16 @@ export async function runSandboxCall(
       )
     },
   }
-  // @note A replica of a fleet loads an account's records once a request
-  // asks for them; the sandbox's own API reads and changes them all. The
-  // health check, polled, reads none.
-  const release = path === '/__sandbox/health' ? undefined : await loadAll(ctx)
-  try {
-    // A read changes nothing: the health check, polled, pays no watch.
-    if (request.method === 'GET') return await resolve(sandboxCall)
-    return await storeChange(
-      ctx,
-      () => resolve(sandboxCall),
-      (response) => response.status < 300,
-    )
-  } finally {
-    release?.()
-  }
+  if (!ctx.storage) return resolve(sandboxCall)
+  const { runStored } = await import('./stored-change.ts')
+  return runStored(ctx, ctx.storage, call, () => resolve(sandboxCall))
 }
 
 /**
  * Runs `change`, a change of the sandbox's own state (a `/__sandbox/` call,
  * or `reset()`, `load()` or `restore()` of the JavaScript API), and stores
- * what it changed before it settles, when the sandbox has a durable store
- * and `stores(result)` says the change was made. Only what it changed is
- * stored: a clock move its clocks, a new key its account and key, a reset
- * the whole state. When another replica of a fleet wrote first, this copy
- * takes what the store holds and `change` runs again. A write the store
- * refuses throws `storage_unavailable` (503): a small change is taken back
- * first; a whole one stays in memory where the store cannot put back what
- * it holds (the data file), and the next write stores it.
+ * what it changed before it settles when the sandbox has a durable store
+ * (`stored-change.ts`, loaded with the store).
  *
  * @example
  * await storeChange(ctx, () => unstored.reset(2))
@@ -123,95 +103,11 @@ export async function runSandboxCall(
 export async function storeChange<T>(
   ctx: SandboxContext,
   change: () => T | Promise<T>,
-  stores: (result: T) => boolean = () => true,
+  stores?: (result: T) => boolean,
 ): Promise<T> {
-  const store = ctx.storage
-  if (!store) return change()
-  if (store.resync) return storeEachChange(ctx, store, change, stores)
-  // @note One change at a time on a store that cannot put back what it
-  // holds: a change taken back after a failure then never takes with it
-  // another one decided on top of it.
-  const turn = (ctx.adminTurn ?? Promise.resolve()).then(() =>
-    storeEachChange(ctx, store, change, stores),
-  )
-  ctx.adminTurn = turn.catch(() => {})
-  return turn
-}
-
-async function storeEachChange<T>(
-  ctx: SandboxContext,
-  store: Store,
-  change: () => T | Promise<T>,
-  stores: (result: T) => boolean,
-): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    // A whole state stored from a copy without every account would drop
-    // the others' records: each attempt loads them (a resync unloads).
-    const release = await loadAll(ctx)
-    try {
-      const decided = await decideAndStore(ctx, store, change, stores)
-      if (decided.done) return decided.result
-    } finally {
-      release?.()
-    }
-    // Another replica changed the state first: make this change again on
-    // what the store holds, this copy's own change dropped.
-    if (attempt >= 50) {
-      throw storageUnavailable(
-        Object.assign(new Error('other replicas kept writing first'), {
-          code: 'CONFLICT',
-        }),
-        store,
-      )
-    }
-    // Only a store that can resync reports a conflict (decideAndStore).
-    await store.resync!().catch((error: Error) => {
-      throw storageUnavailable(error, store)
-    })
-  }
-}
-
-/**
- * Makes `change` once and stores what it changed: `done` unless another
- * replica changed the state first.
- */
-async function decideAndStore<T>(
-  ctx: SandboxContext,
-  store: Store,
-  change: () => T | Promise<T>,
-  stores: (result: T) => boolean,
-): Promise<{ done: true; result: T } | { done: false }> {
-  const decidedAt = store.version?.()
-  const watch = await ctx.watchState()
-  const result = await change()
-  // @note A call that changed nothing stored (a read, the journal, a
-  // snapshot kept in memory) stores nothing.
-  const changed = watch.changed()
-  if (!stores(result) || changed === undefined) return { done: true, result }
-  // @note A small change that is not stored is taken back, so that the
-  // 503's "nothing was changed" is true; a whole one (a reset, a
-  // restore) is not, and its 503 says what became of it.
-  try {
-    if (changed === 'whole') await store.saveState(decidedAt)
-    else await store.commit(changed, () => watch.undo(changed), decidedAt)
-    return { done: true, result }
-  } catch (error) {
-    if (!(error instanceof StoreConflict) || !store.resync) {
-      throw storageUnavailable(error as Error, store, {
-        kept: changed === 'whole',
-      })
-    }
-  }
-  return { done: false }
-}
-
-/** Loads every account's records from a store that loads them as asked, held until the release it gives; its failure is a 503. */
-async function loadAll(ctx: SandboxContext): Promise<(() => void) | undefined> {
-  const store = ctx.storage
-  if (!store?.loadAll) return undefined
-  return store.loadAll().catch((error: Error) => {
-    throw storageUnavailable(error, store)
-  })
+  if (!ctx.storage) return change()
+  const { storeChange: stored } = await import('./stored-change.ts')
+  return stored(ctx, ctx.storage, change, stores)
 }
 
 type JsonObject = Record<string, unknown>

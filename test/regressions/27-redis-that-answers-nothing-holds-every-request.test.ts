@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest'
-import { storageUnavailable } from '../../src/request/errors.ts'
+import { storageUnavailable } from '../../src/request/storage-errors.ts'
 import { startRedis } from '../_redis.ts'
 import { postCustomer, startServer } from '../_servers.ts'
 

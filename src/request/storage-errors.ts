@@ -1,0 +1,55 @@
+// The problem of a request that a durable store could not serve, in the
+// store's own words: loaded when a store first fails (`storageProblem`).
+import type { Store } from '../model/store.ts'
+import { SandboxError, STORAGE_RETRY_AFTER_SECONDS } from './errors.ts'
+
+/**
+ * The problem for a request the durable store could not serve, in the
+ * store's own words (`Store.outage`): a write it could not take (nothing
+ * changed), a change it keeps in memory though it could not store it
+ * (`kept`, a reset on the data file), or a read it could not bring up to
+ * date (`read`, a shared store that did not answer).
+ *
+ * @example
+ * throw storageUnavailable(Object.assign(new Error('no space'), { code: 'ENOSPC' }), store)
+ * throw storageUnavailable(error, store, { read: true }) // could not read its Redis store …
+ */
+export function storageUnavailable(
+  error: Error,
+  store: Pick<Store, 'outage'>,
+  { kept = false, read = false }: { kept?: boolean; read?: boolean } = {},
+): SandboxError {
+  const { where, code, kept: keptWords, reads, untilFixed } = store.outage
+  const shown = (error as { code?: string }).code ?? code
+  // A fault that waiting never ends says what ends it instead.
+  const fixed = untilFixed?.[shown]
+  const until = fixed ?? store.outage.until
+  const health = 'GET /__sandbox/health shows the storage error.'
+  const headers = { 'retry-after': String(STORAGE_RETRY_AFTER_SECONDS) }
+  if (read) {
+    return new SandboxError(
+      'storage_unavailable',
+      `The sandbox could not read ${reads?.from ?? 'its store'} (${shown}) to answer from current state; retry once ${fixed ?? reads?.until ?? until}; ${health}`,
+      { headers },
+    )
+  }
+  // @note Said only by a store that keeps such a change (the data file);
+  // one that puts back what it holds (Redis) changed nothing.
+  if (kept && keptWords) {
+    return new SandboxError(
+      'storage_unavailable',
+      `The sandbox could not store this change ${where} (${shown}): ${keptWords}; do not send it again. ${health}`,
+      { headers },
+    )
+  }
+  // @note A write sent and never answered may yet be stored: saying that
+  // nothing changed would make a retry without its key a duplicate.
+  const outcome = (error as { unsettled?: boolean }).unsettled
+    ? `, so it may or may not be stored: retry it with the same Idempotency-Key, which replays it if it was, once ${until}`
+    : `, so nothing was changed. Retry once ${until}`
+  return new SandboxError(
+    'storage_unavailable',
+    `The sandbox could not store this write ${where} (${shown})${outcome}; ${health}`,
+    { headers },
+  )
+}

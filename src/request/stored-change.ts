@@ -1,0 +1,144 @@
+// Storing what a call of the sandbox's own API changed, for a sandbox with a
+// durable store: loaded with the store, so a page without one carries none of it.
+import type { RouteCall, SandboxContext } from './context.ts'
+import { storageUnavailable } from './storage-errors.ts'
+import { StoreConflict, type Store } from '../model/store.ts'
+
+/**
+ * Runs a resolver of the sandbox's own API on a sandbox with a durable
+ * store: a read as it is, a change through `storeChange`. A store that
+ * loads accounts as asked (a fleet's replica) loads them all first, since
+ * these calls read and change them all; the health check, polled, reads
+ * none.
+ *
+ * @example
+ * await runStored(ctx, store, call, () => resolve(sandboxCall))
+ */
+export async function runStored(
+  ctx: SandboxContext,
+  store: Store,
+  { request, path }: RouteCall,
+  resolve: () => Response | Promise<Response>,
+): Promise<Response> {
+  const release =
+    path === '/__sandbox/health' ? undefined : await loadAll(store)
+  try {
+    // A read changes nothing: the health check, polled, pays no watch.
+    if (request.method === 'GET') return await resolve()
+    return await storeChange(
+      ctx,
+      store,
+      resolve,
+      (response) => response.status < 300,
+    )
+  } finally {
+    release?.()
+  }
+}
+
+/**
+ * Runs `change`, a change of the sandbox's own state (a `/__sandbox/` call,
+ * or `reset()`, `load()` or `restore()` of the JavaScript API), and stores
+ * what it changed before it settles, when the sandbox has a durable store
+ * and `stores(result)` says the change was made. Only what it changed is
+ * stored: a clock move its clocks, a new key its account and key, a reset
+ * the whole state. When another replica of a fleet wrote first, this copy
+ * takes what the store holds and `change` runs again. A write the store
+ * refuses throws `storage_unavailable` (503): a small change is taken back
+ * first; a whole one stays in memory where the store cannot put back what
+ * it holds (the data file), and the next write stores it.
+ *
+ * @example
+ * await storeChange(ctx, store, () => unstored.reset(2))
+ */
+export async function storeChange<T>(
+  ctx: SandboxContext,
+  store: Store,
+  change: () => T | Promise<T>,
+  stores: (result: T) => boolean = () => true,
+): Promise<T> {
+  if (store.resync) return storeEachChange(ctx, store, change, stores)
+  // @note One change at a time on a store that cannot put back what it
+  // holds: a change taken back after a failure then never takes with it
+  // another one decided on top of it.
+  const turn = (ctx.adminTurn ?? Promise.resolve()).then(() =>
+    storeEachChange(ctx, store, change, stores),
+  )
+  ctx.adminTurn = turn.catch(() => {})
+  return turn
+}
+
+async function storeEachChange<T>(
+  ctx: SandboxContext,
+  store: Store,
+  change: () => T | Promise<T>,
+  stores: (result: T) => boolean,
+): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    // A whole state stored from a copy without every account would drop
+    // the others' records: each attempt loads them (a resync unloads).
+    const release = await loadAll(store)
+    try {
+      const decided = await decideAndStore(ctx, store, change, stores)
+      if (decided.done) return decided.result
+    } finally {
+      release?.()
+    }
+    // Another replica changed the state first: make this change again on
+    // what the store holds, this copy's own change dropped.
+    if (attempt >= 50) {
+      throw storageUnavailable(
+        Object.assign(new Error('other replicas kept writing first'), {
+          code: 'CONFLICT',
+        }),
+        store,
+      )
+    }
+    // Only a store that can resync reports a conflict (decideAndStore).
+    await store.resync!().catch((error: Error) => {
+      throw storageUnavailable(error, store)
+    })
+  }
+}
+
+/**
+ * Makes `change` once and stores what it changed: `done` unless another
+ * replica changed the state first.
+ */
+async function decideAndStore<T>(
+  ctx: SandboxContext,
+  store: Store,
+  change: () => T | Promise<T>,
+  stores: (result: T) => boolean,
+): Promise<{ done: true; result: T } | { done: false }> {
+  const decidedAt = store.version?.()
+  const watch = await ctx.watchState()
+  const result = await change()
+  // @note A call that changed nothing stored (a read, the journal, a
+  // snapshot kept in memory) stores nothing.
+  const changed = watch.changed()
+  if (!stores(result) || changed === undefined) return { done: true, result }
+  // @note A small change that is not stored is taken back, so that the
+  // 503's "nothing was changed" is true; a whole one (a reset, a
+  // restore) is not, and its 503 says what became of it.
+  try {
+    if (changed === 'whole') await store.saveState(decidedAt)
+    else await store.commit(changed, () => watch.undo(changed), decidedAt)
+    return { done: true, result }
+  } catch (error) {
+    if (!(error instanceof StoreConflict) || !store.resync) {
+      throw storageUnavailable(error as Error, store, {
+        kept: changed === 'whole',
+      })
+    }
+  }
+  return { done: false }
+}
+
+/** Loads every account's records from a store that loads them as asked, held until the release it gives; its failure is a 503. */
+async function loadAll(store: Store): Promise<(() => void) | undefined> {
+  if (!store.loadAll) return undefined
+  return store.loadAll().catch((error: Error) => {
+    throw storageUnavailable(error, store)
+  })
+}
