@@ -110,19 +110,24 @@ end
 return base + redis.call('LLEN', KEYS[1])
 `
 
-// Reads up to ARGV[2] entries from place ARGV[1] on, after three items: the
+// Reads up to ARGV[2] entries from place ARGV[1] on, after four items: the
 // count of entries dropped from the front (is the place still held?), the
-// log's length and the place of its last whole state (is it still the log
-// the reader followed, or one that Redis lost and began again?).
+// log's length, the place of its last whole state and the mark of the entry
+// just before the place (is it still the log the reader followed, or one
+// that Redis lost and began again, perhaps as long?).
 const READ = `#!lua flags=no-writes
 local base = tonumber(redis.call('GET', KEYS[2]) or '0')
 local length = base + redis.call('LLEN', KEYS[1])
 local last = redis.call('GET', KEYS[3]) or '-1'
-local head = { tostring(base), tostring(length), last }
+local head = { tostring(base), tostring(length), last, '' }
 local from = tonumber(ARGV[1]) - base
 if from < 0 or from > length - base then return head end
+if from > 0 then
+  local before = redis.call('LINDEX', KEYS[1], from - 1) or ''
+  head[4] = string.match(string.sub(before, -100), '"by":"([^"]*)"}$') or ''
+end
 local entries = redis.call('LRANGE', KEYS[1], from, from + tonumber(ARGV[2]) - 1)
-for i = 1, #entries do head[i + 3] = entries[i] end
+for i = 1, #entries do head[i + 4] = entries[i] end
 return head
 `
 
@@ -405,6 +410,9 @@ export async function openRedisStore(
   // The log's entries this replica has applied (its own among them), the
   // count after the last one another replica wrote, and the order they apply in.
   let seen = 0
+  // The mark (`by`) of the entry at `seen - 1`: a log that Redis lost and
+  // that grew back as long holds another there.
+  let seenMark: string | undefined
   let lastRemote = 0
   // The place of the last whole state this replica applied or appended.
   let stateAt = 0
@@ -417,12 +425,13 @@ export async function openRedisStore(
    */
   const read = async (
     from: number,
+    mark?: string,
   ): Promise<string[] | 'dropped' | 'rewritten'> => {
     const texts: string[] = []
     const keys = [log, base, lastState]
     for (;;) {
       const args = [String(from + texts.length), String(READ_SLICE)]
-      const [dropped, length, last, ...slice] = (await redis
+      const [dropped, length, last, before, ...slice] = (await redis
         .evalSha(scripts.read, { keys, arguments: args })
         .catch(reloadScripts(READ, keys, args))) as string[]
       // @note Redis lost the log (a flush, a restart without persistence)
@@ -434,7 +443,10 @@ export async function openRedisStore(
       if (
         Number(length) < from + texts.length ||
         state < stateAt ||
-        (state > stateAt && state < from)
+        (state > stateAt && state < from) ||
+        // @note As long as this replica's place, and another entry before it:
+        // lost, and written again by another replica from its own copy.
+        (texts.length === 0 && mark && before && before !== mark)
       )
         return 'rewritten'
       if (from + texts.length < Number(dropped)) return 'dropped'
@@ -473,6 +485,7 @@ export async function openRedisStore(
         if (entry.write.added ?? entry.write.set) changes++
       }
       seen = at
+      seenMark = markOf(text)
       // What this replica decided before now was decided without it.
       lastRemote = at
     }
@@ -529,11 +542,11 @@ export async function openRedisStore(
       () => {
         nextRead = undefined
         const from = seen
-        const reading = read(from)
+        const reading = read(from, seenMark)
         const done = applying
           .then(async () => {
             const texts = await reading
-            if (texts === 'rewritten') lost = true
+            if (texts === 'rewritten') logLost()
             // Left a whole state behind, or Redis lost the log: start again
             // from its last whole state.
             if (typeof texts === 'string') return startFromLastState()
@@ -566,7 +579,10 @@ export async function openRedisStore(
       if (length === 0) {
         // An empty log (a new Redis, or one that lost it): this replica's
         // state is the first entry, unless another's got there first.
-        const text = JSON.stringify({ state: source.dump(), by: origin })
+        const text = JSON.stringify({
+          state: source.dump(),
+          by: `${origin}:${++appended}`,
+        })
         const first = (await redis
           .evalSha(scripts.append, {
             keys: logKeys,
@@ -575,7 +591,9 @@ export async function openRedisStore(
           .catch(reloadScripts(APPEND, logKeys, ['0', text]))) as number
         if (first === 1) {
           seen = 1
+          seenMark = markOf(text)
           stateAt = 0
+          lossSaid = false
           // A new log: nothing this replica decides now is late.
           lastRemote = seen
           lost = false
@@ -620,6 +638,7 @@ export async function openRedisStore(
       }
       seen = from
       lost = false
+      lossSaid = false
       await applyEntries(from, texts)
       lastRemote = seen
       return
@@ -696,11 +715,12 @@ export async function openRedisStore(
     if (length < 0) {
       // Shorter than what this replica applied: Redis lost the log (a
       // restart without persistence, a flush). Start it again from here.
-      if (-1 - length < seen) lost = true
+      if (-1 - length < seen) logLost()
       refuse(ready, new StoreConflict())
       return
     }
     // A read may have applied other replicas' entries after these already.
+    if (length >= seen) seenMark = markOf(ready.at(-1)!.text)
     seen = Math.max(seen, length)
     for (const [at, { text, kept }] of ready.entries()) {
       if (text.startsWith('{"state":')) {
@@ -813,6 +833,48 @@ export async function openRedisStore(
     }
   }
 
+  /**
+   * Redis's `maxmemory-policy`, or `undefined` when this user may not ask
+   * (CONFIG is an admin command, refused to many users of a managed Redis).
+   */
+  const evictionPolicy = async (): Promise<string | undefined> => {
+    // @note The node that holds the sandbox's slot is the one that evicts.
+    const node = await tagged()
+    const reply = await node
+      .sendCommand(['CONFIG', 'GET', 'maxmemory-policy'])
+      .catch((error: Error) => {
+        if (error instanceof ErrorReply) return undefined
+        throw error
+      })
+    // A map, or a list of name and value (RESP2 without type mapping).
+    const value = Array.isArray(reply)
+      ? reply[1]
+      : (reply as Record<string, unknown> | undefined)?.['maxmemory-policy']
+    return typeof value === 'string' ? value : undefined
+  }
+
+  // Whether this replica already said that Redis lost the log it followed.
+  let lossSaid = false
+  /**
+   * Starts again from what Redis holds, after Redis lost the log this
+   * replica followed, and says so once: writes that other replicas stored
+   * and this one had not read are gone with it.
+   */
+  const logLost = (): void => {
+    lost = true
+    if (lossSaid || !onLog) return
+    lossSaid = true
+    void bounded(evictionPolicy)
+      .catch(() => undefined)
+      .then((policy) => {
+        onLog(
+          policy?.startsWith('allkeys-')
+            ? evicts(shown, policy, 'lost the log this replica followed')
+            : `The Redis store at ${shown} lost the log this replica followed (a flush, a deleted key, a restart without its append-only file, or a failover to a replica behind): this replica starts again from what Redis holds, or from its own copy when Redis holds nothing, and writes that other replicas stored since this one last read are lost.`,
+        )
+      })
+  }
+
   /** Keeps this replica's options as the fleet's, unless Redis holds some: then reads those. */
   const joinFleet = async (
     own: FleetOptions,
@@ -832,6 +894,8 @@ export async function openRedisStore(
 
   let fleet: { options: FleetOptions; where: string } | undefined
   try {
+    const policy = await bounded(evictionPolicy)
+    if (policy?.startsWith('allkeys-')) throw new Error(evicts(shown, policy))
     await bounded(inspect)
     if (options.fleet) {
       const own = options.fleet
@@ -1032,6 +1096,24 @@ function connectFailure(error: Error, shown: string, database: number): string {
     return `The Redis store at ${shown} has no database ${database} (${describe(error)}): Redis has 16, 0 to 15, unless it is set with more databases; give --store a URL with one of its databases.`
   }
   return `Cannot reach the Redis store at ${shown}: ${describe(error).replace(/\.$/, '')}. Start Redis there, or give --store another URL.`
+}
+
+/**
+ * Why a Redis whose `maxmemory-policy` evicts any key (`allkeys-lru`) cannot
+ * keep a sandbox: when full, it deletes the log, and acknowledged writes
+ * with it.
+ */
+function evicts(
+  shown: string,
+  policy: string,
+  what = 'cannot keep a sandbox',
+): string {
+  return `The Redis store at ${shown} ${what}: it evicts any key when it is full (maxmemory-policy ${policy}), the sandbox's log among them, which loses acknowledged writes. Set maxmemory-policy to noeviction (or a volatile-* policy, which evicts only keys that expire), or give --store another Redis.`
+}
+
+/** The mark (`by`) that ends an entry this sandbox appended, as READ finds it. */
+function markOf(text: string): string | undefined {
+  return /"by":"([^"]*)"}$/.exec(text.slice(-100))?.[1]
 }
 
 /** One log entry, read from Redis: bounded, and in the log's shape. */
