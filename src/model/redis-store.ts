@@ -1049,12 +1049,22 @@ export async function openRedisStore(
  * where the client's own error named neither; returns the database.
  */
 function checkRedisUrl(url: string, shown: string): number {
+  // A password that holds / @ : or % as such ends the host early, or fails.
+  const escapes = 'a password writes / as %2F, @ as %40, : as %3A and % as %25'
   let parsed: URL
   try {
     parsed = new URL(url)
+    decodeURIComponent(parsed.username)
+    decodeURIComponent(parsed.password)
   } catch {
     throw new Error(
-      `The Redis store URL ${shown} is not a URL: write it redis://[user:password@]host:port/db.`,
+      `The Redis store URL ${shown} is not a URL: write it redis://[user:password@]host:port/db (${escapes}).`,
+    )
+  }
+  // @note Past the host, an @ is a password's: said without the path.
+  if (/@/.test(parsed.pathname + parsed.search + parsed.hash)) {
+    throw new Error(
+      `The Redis store URL ${shown} holds an @ after its host: write it redis://[user:password@]host:port/db (${escapes}).`,
     )
   }
   const path = decodeURIComponent(parsed.pathname.replace(/^\//, ''))
