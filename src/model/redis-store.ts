@@ -954,7 +954,9 @@ export async function openRedisStore(
             at >= 0 && entries.length < most;
             at--
           ) {
-            const entry = JSON.parse(texts[at]!) as JournalEntry
+            const entry = journalEntry(texts[at]!)
+            // Not one this sandbox wrote (an edit by hand): not a request.
+            if (entry === undefined) continue
             if (mark !== null && entry.request_id === mark) break
             if (accountId === undefined || entry.account_id === accountId)
               entries.push(entry)
@@ -970,10 +972,8 @@ export async function openRedisStore(
           }
           // The account's view ends at the newest entry of the journal so far.
           const [newest] = await redis.lRange(key, -1, -1)
-          if (newest !== undefined) {
-            const { request_id } = JSON.parse(newest) as JournalEntry
-            await redis.hSet(marks, accountId, request_id)
-          }
+          const request_id = newest && journalEntry(newest)?.request_id
+          if (request_id) await redis.hSet(marks, accountId, request_id)
         }),
     }
   }
@@ -1124,6 +1124,20 @@ function evicts(
 /** The mark (`by`) that ends an entry this sandbox appended, as READ finds it. */
 function markOf(text: string): string | undefined {
   return /"by":"([^"]*)"}$/.exec(text.slice(-100))?.[1]
+}
+
+/** One entry of the fleet's journal, or `undefined` when it is not one. */
+function journalEntry(text: string): JournalEntry | undefined {
+  try {
+    const entry = JSON.parse(text) as unknown
+    return entry !== null &&
+      typeof entry === 'object' &&
+      typeof (entry as JournalEntry).request_id === 'string'
+      ? (entry as JournalEntry)
+      : undefined
+  } catch {
+    return undefined
+  }
 }
 
 /** One log entry, read from Redis: bounded, and in the log's shape. */
