@@ -974,6 +974,10 @@ export async function openRedisStore(
           const [newest] = await redis.lRange(key, -1, -1)
           const request_id = newest && journalEntry(newest)?.request_id
           if (request_id) await redis.hSet(marks, accountId, request_id)
+        }).catch((error: Error) => {
+          // A reset made in this copy and not in Redis: put back what it holds.
+          lost = true
+          throw error
         }),
     }
   }
@@ -1009,17 +1013,28 @@ export async function openRedisStore(
       bounded(() => append({ state: source.dump() }, undefined, decidedAt), {
         writes: true,
       }),
-    forgetHits: () =>
-      bounded(async () => {
-        const pattern = `${tag}:hits:*`
+    async forgetHits() {
+      const pattern = `${tag}:hits:*`
+      try {
         // @note The node that holds the sandbox's slot holds every count.
-        const node = await tagged()
-        for await (const names of node.scanIterator({
-          MATCH: pattern,
-          COUNT: 1000,
-        }))
-          if (names.length > 0) await node.del(names)
-      }),
+        const node = await bounded(tagged)
+        // @note Each call bounded alone: a Redis that other sandboxes fill
+        // with millions of keys answers each in time, and all of them in
+        // more than `timeoutMs`.
+        let cursor = '0'
+        do {
+          const reply = await bounded(() =>
+            node.scan(cursor, { MATCH: pattern, COUNT: 10_000 }),
+          )
+          cursor = String(reply.cursor)
+          if (reply.keys.length > 0) await bounded(() => node.del(reply.keys))
+        } while (cursor !== '0')
+      } catch (error) {
+        // This copy was reset and Redis was not: put back what it holds.
+        lost = true
+        throw error
+      }
+    },
     hit(key, windowMs) {
       const name = `${tag}:hits:${key}`
       const args = [String(windowMs)]
