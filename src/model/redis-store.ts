@@ -136,6 +136,23 @@ const LENGTH = `#!lua flags=no-writes
 return tonumber(redis.call('GET', KEYS[2]) or '0') + redis.call('LLEN', KEYS[1])
 `
 
+// The place of the log's last whole state (KEYS[2]); when the mark is
+// gone, found again as the newest entry of the log (KEYS[1], KEYS[3] its
+// dropped count) that is a whole state, and marked. Nil when there is none.
+const REMARK = `#!lua
+local marked = redis.call('GET', KEYS[2])
+if marked then return marked end
+local base = tonumber(redis.call('GET', KEYS[3]) or '0') or 0
+for i = redis.call('LLEN', KEYS[1]) - 1, 0, -1 do
+  local entry = redis.call('LINDEX', KEYS[1], i)
+  if string.sub(entry, 1, 9) == '{"state":' then
+    redis.call('SET', KEYS[2], base + i)
+    return tostring(base + i)
+  end
+end
+return false
+`
+
 // Appends journal entries (ARGV[2..]) and keeps the newest ARGV[1].
 const JOURNAL = `#!lua
 for i = 2, #ARGV do redis.call('RPUSH', KEYS[1], ARGV[i]) end
@@ -612,10 +629,15 @@ export async function openRedisStore(
         }
       }
       // The last whole state and what follows it are all that count.
-      const marked = await redis.get(lastState)
+      // @note A mark deleted by hand (DEL of its key) is found again: the
+      // newest whole state of a log this sandbox wrote.
+      const marked =
+        (await redis.get(lastState)) ??
+        ((await redis.eval(REMARK, { keys: [log, lastState, base] })) as
+          string | null)
       // @note Every log this sandbox writes begins with a whole state and
-      // marks it: a log without the mark was written by something else,
-      // which no number of reads mends. Its first entry says what it is.
+      // marks it: a log without one was written by something else, which
+      // no number of reads mends. Its first entry says what it is.
       if (marked === null) {
         const [first] = await redis.lRange(log, 0, 0)
         if (first !== undefined) parseEntry(first, 0)
@@ -870,7 +892,7 @@ export async function openRedisStore(
         onLog(
           policy?.startsWith('allkeys-')
             ? evicts(shown, policy, 'lost the log this replica followed')
-            : `The Redis store at ${shown} lost the log this replica followed (a flush, a deleted key, a restart without its append-only file, or a failover to a replica behind): this replica starts again from what Redis holds, or from its own copy when Redis holds nothing, and writes that other replicas stored since this one last read are lost.`,
+            : `The Redis store at ${shown} lost the log this replica followed (a flush, a deleted key, a restart without its append-only file, or a failover to a replica behind): this replica starts again from what Redis holds, or from its own copy when Redis holds nothing, and writes that other replicas stored since this one last read may be lost.`,
         )
       })
   }
