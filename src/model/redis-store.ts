@@ -532,6 +532,13 @@ export async function openRedisStore(
   // sandbox's): health says so, in Redis's words, until a read succeeds.
   let unreadable: StoreFault | undefined
   const unreadableLog = (error: Error): never => {
+    // @note A read that had to write (the log started again after Redis
+    // lost it) and that Redis refused is a refused write, not a bad log.
+    if (
+      error instanceof ErrorReply &&
+      /^(OOM|READONLY|MISCONF)\b/.test(error.message)
+    )
+      throw refusal(error)
     const bad = (error as { code?: string }).code === 'REDIS_BAD_LOG'
     if (error instanceof ErrorReply || bad) {
       const code = bad ? 'REDIS_BAD_LOG' : replyCode(error)
@@ -609,6 +616,7 @@ export async function openRedisStore(
         if (first === 1) {
           seen = 1
           seenMark = markOf(text)
+          refused = undefined
           stateAt = 0
           lossSaid = false
           // A new log: nothing this replica decides now is late.
@@ -931,7 +939,7 @@ export async function openRedisStore(
       ? error
       : new Error(
           refusedCredentials(error as Error) === undefined
-            ? `Cannot read the Redis store at ${shown}: ${describe(error as Error)}.`
+            ? `Cannot read the Redis store at ${shown}: ${describe(error as Error).replace(/\.$/, '')}.`
             : connectFailure(error as Error, shown, database),
           { cause: error },
         )
