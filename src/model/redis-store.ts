@@ -315,7 +315,10 @@ export async function openRedisStore(
         // A whole tick more than the timeout: never less than `timeoutMs`.
         if ((ticks - call.tick - 1) * WATCH_EVERY_MS < timeoutMs) continue
         waiting.delete(call)
-        if (overdue === undefined) {
+        // @note Redis answered since this call was sent: it answers, with a
+        // backlog (after a stall), and is not marked as answering nothing
+        // again, call after call.
+        if (overdue === undefined && answeredAt <= call.tick) {
           // At start, the error that ends the start says it.
           if (connected)
             onLog?.(
@@ -335,7 +338,10 @@ export async function openRedisStore(
       watch()
     })
   }
+  // The watchdog's tick at Redis's last answer.
+  let answeredAt = -1
   const answered = (): void => {
+    answeredAt = ticks
     if (overdue === undefined) return
     overdue = undefined
     if (connected) onLog?.(`The Redis store at ${shown} answers again.`)
@@ -716,10 +722,19 @@ export async function openRedisStore(
         resolve,
         reject,
       })
-      flushing ??= flush().finally(() => {
-        flushing = undefined
-      })
+      startFlush()
     })
+
+  /** Sends the batch, unless an append is under way (it sends the batch next). */
+  const startFlush = (): void => {
+    flushing ??= flush().finally(() => {
+      flushing = undefined
+      // @note A write that came between the loop's last look at the batch
+      // and now (a retry that a refusal woke) would wait there for the next
+      // write, or for ever: it goes now.
+      if (batch.length > 0) startFlush()
+    })
+  }
 
   // Redis that answers and refuses to store (out of memory under
   // `maxmemory`, a read-only replica, a failing disk): every write fails
