@@ -113,12 +113,18 @@ export const TEXT_PATTERN = `^[^${NOT_TEXT}]*$`
  * redactUrl('redis://app:secret@redis.internal:6379/0') // 'redis://app:***@redis.internal:6379/0'
  */
 export function redactUrl(url: string): string {
+  // @note The user's part ends at the last `@`: a password may hold `/`, `:`
+  // or `@`, and a parser that ends the host at the first `/` reads such a
+  // password as a path (or fails), and would show it.
+  const scheme = /^[a-z][\w+.-]*:\/\//i.exec(url)?.[0]
+  const at = url.lastIndexOf('@')
+  const user = scheme && at > scheme.length ? url.slice(scheme.length, at) : ''
+  const colon = user.indexOf(':')
+  const shown =
+    colon === -1 ? url : `${scheme}${user.slice(0, colon)}:***${url.slice(at)}`
   try {
-    const parsed = new URL(url)
-    if (parsed.password) parsed.password = '***'
-    return parsed.toString().replace(/\/$/, '')
+    return new URL(shown).toString().replace(/\/$/, '')
   } catch {
-    // @note A URL that does not parse (a bad port) may still hold a password.
-    return url.replace(/^([a-z][\w+.-]*:\/\/[^/:@]*:)[^/@]*@/i, '$1***@')
+    return shown
   }
 }

@@ -29,6 +29,7 @@ import {
 import { createRateLimiter } from './request/rate-limit.ts'
 import { PERSONA_RATE_LIMIT } from './model/personas.ts'
 import { operationRoute } from './request/pipeline.ts'
+import { storageProblem } from './request/errors.ts'
 import { storeChange } from './request/sandbox-api.ts'
 import { createRouter, type Router } from './request/router.ts'
 import type { SandboxCore } from './sandbox.ts'
@@ -264,8 +265,13 @@ async function forgetFleetCounts(
   store: Store,
   keepJournal: boolean,
 ): Promise<void> {
-  if (!keepJournal) await store.journal?.clear()
-  await store.forgetHits?.()
+  // @note A store that fails here is a 503 like a failed write, not a bug.
+  try {
+    if (!keepJournal) await store.journal?.clear()
+    await store.forgetHits?.()
+  } catch (error) {
+    throw await storageProblem(error as Error, store)
+  }
 }
 
 /** The scenario queues and the latency, as a durable store keeps them. */

@@ -70,6 +70,20 @@ function sandboxBin() {
   )
 }
 
+/**
+ * A Redis URL as printed: without its password, which ends at the last `@`
+ * (a password may hold `/` or `@`).
+ */
+function redact(url) {
+  const at = url.lastIndexOf('@')
+  const scheme = /^[a-z][\w+.-]*:\/\//i.exec(url)?.[0]
+  if (!scheme || at < scheme.length) return url
+  const user = url.slice(scheme.length, at)
+  return user.includes(':')
+    ? `${scheme}${user.slice(0, user.indexOf(':'))}:***${url.slice(at)}`
+    : url
+}
+
 /** redis-server (or Valkey's) from REDIS_SERVER, the PATH or /usr/bin. */
 function redisServer() {
   const runnable = (path) => {
@@ -207,7 +221,16 @@ async function main() {
     for (let n = 1; n <= REPLICAS; n++)
       running.replicas.push(startReplica(bin, store, n))
     const urls = await Promise.all(running.replicas.map(({ url }) => url))
-    running.proxy = await createRoundRobinProxy(urls, { port: options.port })
+    running.proxy = await createRoundRobinProxy(urls, {
+      port: options.port,
+    }).catch((error) => {
+      // @note A port taken (another start of this example, say) is a
+      // user's mistake: one line, no stack.
+      if (error.code !== 'EADDRINUSE') throw error
+      throw new StartError(
+        `Port ${options.port} is taken (is the example already running?): pass another --port, or 0 for a free one.`,
+      )
+    })
     for (const { child, label } of running.replicas)
       child.on('exit', (code, signal) => {
         if (!stopping)
@@ -219,7 +242,7 @@ async function main() {
       [
         `Sandbox:  ${running.proxy.url}  (round robin over ${REPLICAS} replicas)`,
         `Demo key: ${DEMO_KEY}`,
-        `Redis:    ${store}${running.redis ? `  (append-only file, appendfsync everysec, in ${running.dir})` : ''}`,
+        `Redis:    ${redact(store)}${running.redis ? `  (append-only file, appendfsync everysec, in ${running.dir})` : ''}`,
         `Replicas: ${urls.join(' ')}`,
         'Ctrl-C stops them all.',
         '',

@@ -206,25 +206,47 @@ for _, record in ipairs(redis.call('LRANGE', KEYS[5], 0, -1)) do out[#out + 1] =
 return out
 `
 
-// Reads up to ARGV[2] entries from place ARGV[1] on, after three items: the
+// Reads up to ARGV[2] entries from place ARGV[1] on, after four items: the
 // count of entries dropped from the front (is the place still held?), the
-// log's length and the place of its last whole state (is it still the log
-// the reader followed, or one that Redis lost and began again?).
+// log's length, the place of its last whole state and the mark of the entry
+// just before the place (is it still the log the reader followed, or one
+// that Redis lost and began again, perhaps as long?).
 const READ = `#!lua flags=no-writes
 local base = tonumber(redis.call('GET', KEYS[2]) or '0')
 local length = base + redis.call('LLEN', KEYS[1])
 local last = redis.call('GET', KEYS[3]) or '-1'
-local head = { tostring(base), tostring(length), last }
+local head = { tostring(base), tostring(length), last, '' }
 local from = tonumber(ARGV[1]) - base
 if from < 0 or from > length - base then return head end
+if from > 0 then
+  local before = redis.call('LINDEX', KEYS[1], from - 1) or ''
+  head[4] = string.match(string.sub(before, -100), '"by":"([^"]*)"}$') or ''
+end
 local entries = redis.call('LRANGE', KEYS[1], from, from + tonumber(ARGV[2]) - 1)
-for i = 1, #entries do head[i + 3] = entries[i] end
+for i = 1, #entries do head[i + 4] = entries[i] end
 return head
 `
 
 // The log's length, counting the entries dropped from its front.
 const LENGTH = `#!lua flags=no-writes
 return tonumber(redis.call('GET', KEYS[2]) or '0') + redis.call('LLEN', KEYS[1])
+`
+
+// The place of the log's last whole state (KEYS[2]); when the mark is
+// gone, found again as the newest entry of the log (KEYS[1], KEYS[3] its
+// dropped count) that is a whole state, and marked. Nil when there is none.
+const REMARK = `#!lua
+local marked = redis.call('GET', KEYS[2])
+if marked then return marked end
+local base = tonumber(redis.call('GET', KEYS[3]) or '0') or 0
+for i = redis.call('LLEN', KEYS[1]) - 1, 0, -1 do
+  local entry = redis.call('LINDEX', KEYS[1], i)
+  if string.sub(entry, 1, 9) == '{"state":' then
+    redis.call('SET', KEYS[2], base + i)
+    return tostring(base + i)
+  end
+end
+return false
 `
 
 // Appends journal entries (ARGV[2..]) and keeps the newest ARGV[1].
@@ -395,7 +417,10 @@ export async function openRedisStore(
         // A whole tick more than the timeout: never less than `timeoutMs`.
         if ((ticks - call.tick - 1) * WATCH_EVERY_MS < timeoutMs) continue
         waiting.delete(call)
-        if (overdue === undefined) {
+        // @note Redis answered since this call was sent: it answers, with a
+        // backlog (after a stall), and is not marked as answering nothing
+        // again, call after call.
+        if (overdue === undefined && answeredAt <= call.tick) {
           // At start, the error that ends the start says it.
           if (connected)
             onLog?.(
@@ -415,7 +440,10 @@ export async function openRedisStore(
       watch()
     })
   }
+  // The watchdog's tick at Redis's last answer.
+  let answeredAt = -1
   const answered = (): void => {
+    answeredAt = ticks
     if (overdue === undefined) return
     overdue = undefined
     if (connected) onLog?.(`The Redis store at ${shown} answers again.`)
@@ -507,6 +535,9 @@ export async function openRedisStore(
   // The log's entries this replica has applied (its own among them), the
   // count after the last one another replica wrote, and the order they apply in.
   let seen = 0
+  // The mark (`by`) of the entry at `seen - 1`: a log that Redis lost and
+  // that grew back as long holds another there.
+  let seenMark: string | undefined
   let lastRemote = 0
   // The place of the last whole state this replica applied or appended.
   let stateAt = 0
@@ -561,12 +592,13 @@ export async function openRedisStore(
    */
   const read = async (
     from: number,
+    mark?: string,
   ): Promise<string[] | 'dropped' | 'rewritten'> => {
     const texts: string[] = []
     const keys = [log, base, lastState]
     for (;;) {
       const args = [String(from + texts.length), String(READ_SLICE)]
-      const [dropped, length, last, ...slice] = (await redis
+      const [dropped, length, last, before, ...slice] = (await redis
         .evalSha(scripts.read, { keys, arguments: args })
         .catch(reloadScripts(READ, keys, args))) as string[]
       // @note Redis lost the log (a flush, a restart without persistence)
@@ -578,7 +610,10 @@ export async function openRedisStore(
       if (
         Number(length) < from + texts.length ||
         state < stateAt ||
-        (state > stateAt && state < from)
+        (state > stateAt && state < from) ||
+        // @note As long as this replica's place, and another entry before it:
+        // lost, and written again by another replica from its own copy.
+        (texts.length === 0 && mark && before && before !== mark)
       )
         return 'rewritten'
       if (from + texts.length < Number(dropped)) return 'dropped'
@@ -625,6 +660,7 @@ export async function openRedisStore(
         writes++
       }
       seen = at
+      seenMark = markOf(text)
       // What this replica decided before now was decided without it.
       lastRemote = at
     }
@@ -663,6 +699,13 @@ export async function openRedisStore(
   // sandbox's): health says so, in Redis's words, until a read succeeds.
   let unreadable: StoreFault | undefined
   const unreadableLog = (error: Error): never => {
+    // @note A read that had to write (the log started again after Redis
+    // lost it) and that Redis refused is a refused write, not a bad log.
+    if (
+      error instanceof ErrorReply &&
+      /^(OOM|READONLY|MISCONF)\b/.test(error.message)
+    )
+      throw refusal(error)
     const bad = (error as { code?: string }).code === 'REDIS_BAD_LOG'
     if (error instanceof ErrorReply || bad) {
       const code = bad ? 'REDIS_BAD_LOG' : replyCode(error)
@@ -690,11 +733,11 @@ export async function openRedisStore(
       () => {
         nextRead = undefined
         const from = seen
-        const reading = read(from)
+        const reading = read(from, seenMark)
         const done = applying
           .then(async () => {
             const texts = await reading
-            if (texts === 'rewritten') lost = true
+            if (texts === 'rewritten') logLost()
             // Left a whole state behind, or Redis lost the log: start again
             // from its last whole state.
             if (typeof texts === 'string') return startFromLastState()
@@ -893,15 +936,20 @@ export async function openRedisStore(
       if (length === 0) {
         // An empty log (a new Redis, or one that lost it): this replica's
         // state is the first entry, unless another's got there first.
-        const state = wholeState()
-        const first = await appendState(
-          0,
-          JSON.stringify({ ...state.entry, by: origin }),
-          state,
-        )
+        // @note After Redis lost the log, a replica that holds only some
+        // accounts starts it again with those: Redis lost the others.
+        const state = wholeState({ partial: true })
+        const text = JSON.stringify({
+          ...state.entry,
+          by: `${origin}:${++appended}`,
+        })
+        const first = await appendState(0, text, state)
         if (first === 1) {
           seen = 1
+          seenMark = markOf(text)
+          refused = undefined
           stateAt = 0
+          lossSaid = false
           gen = state.entry.gen
           loaded = 'all'
           held = new Map()
@@ -924,10 +972,15 @@ export async function openRedisStore(
         }
       }
       // The last whole state and what follows it are all that count.
-      const marked = await redis.get(lastState)
+      // @note A mark deleted by hand (DEL of its key) is found again: the
+      // newest whole state of a log this sandbox wrote.
+      const marked =
+        (await redis.get(lastState)) ??
+        ((await redis.eval(REMARK, { keys: [log, lastState, base] })) as
+          string | null)
       // @note Every log this sandbox writes begins with a whole state and
-      // marks it: a log without the mark was written by something else,
-      // which no number of reads mends. Its first entry says what it is.
+      // marks it: a log without one was written by something else, which
+      // no number of reads mends. Its first entry says what it is.
       if (marked === null) {
         const [first] = await redis.lRange(log, 0, 0)
         if (first !== undefined) parseEntry(first, 0)
@@ -950,6 +1003,7 @@ export async function openRedisStore(
       }
       seen = from
       lost = false
+      lossSaid = false
       // What Redis holds, whatever this copy holds: its state is applied.
       gen = undefined
       await applyEntries(from, texts)
@@ -972,8 +1026,8 @@ export async function openRedisStore(
    * state that changed them (a reset, a restore), which this replica holds
    * whole (it loads every account first).
    */
-  const wholeState = (): StateToStore => {
-    if (loaded !== 'all') {
+  const wholeState = ({ partial = false } = {}): StateToStore => {
+    if (loaded !== 'all' && !partial) {
       throw new Error(
         'A whole state was to be stored from a replica that holds only some accounts; nothing was stored.',
       )
@@ -1120,10 +1174,19 @@ export async function openRedisStore(
         resolve,
         reject,
       })
-      flushing ??= flush().finally(() => {
-        flushing = undefined
-      })
+      startFlush()
     })
+
+  /** Sends the batch, unless an append is under way (it sends the batch next). */
+  const startFlush = (): void => {
+    flushing ??= flush().finally(() => {
+      flushing = undefined
+      // @note A write that came between the loop's last look at the batch
+      // and now (a retry that a refusal woke) would wait there for the next
+      // write, or for ever: it goes now.
+      if (batch.length > 0) startFlush()
+    })
+  }
 
   // Redis that answers and refuses to store (out of memory under
   // `maxmemory`, a read-only replica, a failing disk): every write fails
@@ -1149,11 +1212,12 @@ export async function openRedisStore(
     if (length < 0) {
       // Shorter than what this replica applied: Redis lost the log (a
       // restart without persistence, a flush). Start it again from here.
-      if (-1 - length < seen) lost = true
+      if (-1 - length < seen) logLost()
       refuse(ready, new StoreConflict())
       return
     }
     // A read may have applied other replicas' entries after these already.
+    if (length >= seen) seenMark = markOf(ready.at(-1)!.text)
     seen = Math.max(seen, length)
     for (const [at, { state, kept }] of ready.entries()) {
       if (state) {
@@ -1324,6 +1388,48 @@ export async function openRedisStore(
     }
   }
 
+  /**
+   * Redis's `maxmemory-policy`, or `undefined` when this user may not ask
+   * (CONFIG is an admin command, refused to many users of a managed Redis).
+   */
+  const evictionPolicy = async (): Promise<string | undefined> => {
+    // @note The node that holds the sandbox's slot is the one that evicts.
+    const node = await tagged()
+    const reply = await node
+      .sendCommand(['CONFIG', 'GET', 'maxmemory-policy'])
+      .catch((error: Error) => {
+        if (error instanceof ErrorReply) return undefined
+        throw error
+      })
+    // A map, or a list of name and value (RESP2 without type mapping).
+    const value = Array.isArray(reply)
+      ? reply[1]
+      : (reply as Record<string, unknown> | undefined)?.['maxmemory-policy']
+    return typeof value === 'string' ? value : undefined
+  }
+
+  // Whether this replica already said that Redis lost the log it followed.
+  let lossSaid = false
+  /**
+   * Starts again from what Redis holds, after Redis lost the log this
+   * replica followed, and says so once: writes that other replicas stored
+   * and this one had not read are gone with it.
+   */
+  const logLost = (): void => {
+    lost = true
+    if (lossSaid || !onLog) return
+    lossSaid = true
+    void bounded(evictionPolicy)
+      .catch(() => undefined)
+      .then((policy) => {
+        onLog(
+          policy?.startsWith('allkeys-')
+            ? evicts(shown, policy, 'lost the log this replica followed')
+            : `The Redis store at ${shown} lost the log this replica followed (a flush, a deleted key, a restart without its append-only file, or a failover to a replica behind): this replica starts again from what Redis holds, or from its own copy when Redis holds nothing, and writes that other replicas stored since this one last read may be lost.`,
+        )
+      })
+  }
+
   /** Keeps this replica's options as the fleet's, unless Redis holds some: then reads those. */
   const joinFleet = async (
     own: FleetOptions,
@@ -1343,6 +1449,8 @@ export async function openRedisStore(
 
   let fleet: { options: FleetOptions; where: string } | undefined
   try {
+    const policy = await bounded(evictionPolicy)
+    if (policy?.startsWith('allkeys-')) throw new Error(evicts(shown, policy))
     await bounded(inspect)
     if (options.fleet) {
       const own = options.fleet
@@ -1363,7 +1471,7 @@ export async function openRedisStore(
       ? error
       : new Error(
           refusedCredentials(error as Error) === undefined
-            ? `Cannot read the Redis store at ${shown}: ${describe(error as Error)}.`
+            ? `Cannot read the Redis store at ${shown}: ${describe(error as Error).replace(/\.$/, '')}.`
             : connectFailure(error as Error, shown, database),
           { cause: error },
         )
@@ -1408,7 +1516,9 @@ export async function openRedisStore(
             at >= 0 && entries.length < most;
             at--
           ) {
-            const entry = JSON.parse(texts[at]!) as JournalEntry
+            const entry = journalEntry(texts[at]!)
+            // Not one this sandbox wrote (an edit by hand): not a request.
+            if (entry === undefined) continue
             if (mark !== null && entry.request_id === mark) break
             if (accountId === undefined || entry.account_id === accountId)
               entries.push(entry)
@@ -1424,10 +1534,12 @@ export async function openRedisStore(
           }
           // The account's view ends at the newest entry of the journal so far.
           const [newest] = await redis.lRange(key, -1, -1)
-          if (newest !== undefined) {
-            const { request_id } = JSON.parse(newest) as JournalEntry
-            await redis.hSet(marks, accountId, request_id)
-          }
+          const request_id = newest && journalEntry(newest)?.request_id
+          if (request_id) await redis.hSet(marks, accountId, request_id)
+        }).catch((error: Error) => {
+          // A reset made in this copy and not in Redis: put back what it holds.
+          lost = true
+          throw error
         }),
     }
   }
@@ -1482,17 +1594,28 @@ export async function openRedisStore(
       bounded(() => append(wholeState(), undefined, decidedAt), {
         writes: true,
       }),
-    forgetHits: () =>
-      bounded(async () => {
-        const pattern = `${tag}:hits:*`
+    async forgetHits() {
+      const pattern = `${tag}:hits:*`
+      try {
         // @note The node that holds the sandbox's slot holds every count.
-        const node = await tagged()
-        for await (const names of node.scanIterator({
-          MATCH: pattern,
-          COUNT: 1000,
-        }))
-          if (names.length > 0) await node.del(names)
-      }),
+        const node = await bounded(tagged)
+        // @note Each call bounded alone: a Redis that other sandboxes fill
+        // with millions of keys answers each in time, and all of them in
+        // more than `timeoutMs`.
+        let cursor = '0'
+        do {
+          const reply = await bounded(() =>
+            node.scan(cursor, { MATCH: pattern, COUNT: 10_000 }),
+          )
+          cursor = String(reply.cursor)
+          if (reply.keys.length > 0) await bounded(() => node.del(reply.keys))
+        } while (cursor !== '0')
+      } catch (error) {
+        // This copy was reset and Redis was not: put back what it holds.
+        lost = true
+        throw error
+      }
+    },
     hit(key, windowMs) {
       const name = `${tag}:hits:${key}`
       const args = [String(windowMs)]
@@ -1522,12 +1645,22 @@ export async function openRedisStore(
  * where the client's own error named neither; returns the database.
  */
 function checkRedisUrl(url: string, shown: string): number {
+  // A password that holds / @ : or % as such ends the host early, or fails.
+  const escapes = 'a password writes / as %2F, @ as %40, : as %3A and % as %25'
   let parsed: URL
   try {
     parsed = new URL(url)
+    decodeURIComponent(parsed.username)
+    decodeURIComponent(parsed.password)
   } catch {
     throw new Error(
-      `The Redis store URL ${shown} is not a URL: write it redis://[user:password@]host:port/db.`,
+      `The Redis store URL ${shown} is not a URL: write it redis://[user:password@]host:port/db (${escapes}).`,
+    )
+  }
+  // @note Past the host, an @ is a password's: said without the path.
+  if (/@/.test(parsed.pathname + parsed.search + parsed.hash)) {
+    throw new Error(
+      `The Redis store URL ${shown} holds an @ after its host: write it redis://[user:password@]host:port/db (${escapes}).`,
     )
   }
   const path = decodeURIComponent(parsed.pathname.replace(/^\//, ''))
@@ -1569,6 +1702,38 @@ function connectFailure(error: Error, shown: string, database: number): string {
     return `The Redis store at ${shown} has no database ${database} (${describe(error)}): Redis has 16, 0 to 15, unless it is set with more databases; give --store a URL with one of its databases.`
   }
   return `Cannot reach the Redis store at ${shown}: ${describe(error).replace(/\.$/, '')}. Start Redis there, or give --store another URL.`
+}
+
+/**
+ * Why a Redis whose `maxmemory-policy` evicts any key (`allkeys-lru`) cannot
+ * keep a sandbox: when full, it deletes the log, and acknowledged writes
+ * with it.
+ */
+function evicts(
+  shown: string,
+  policy: string,
+  what = 'cannot keep a sandbox',
+): string {
+  return `The Redis store at ${shown} ${what}: it evicts any key when it is full (maxmemory-policy ${policy}), the sandbox's log among them, which loses acknowledged writes. Set maxmemory-policy to noeviction (or a volatile-* policy, which evicts only keys that expire), or give --store another Redis.`
+}
+
+/** The mark (`by`) that ends an entry this sandbox appended, as READ finds it. */
+function markOf(text: string): string | undefined {
+  return /"by":"([^"]*)"}$/.exec(text.slice(-100))?.[1]
+}
+
+/** One entry of the fleet's journal, or `undefined` when it is not one. */
+function journalEntry(text: string): JournalEntry | undefined {
+  try {
+    const entry = JSON.parse(text) as unknown
+    return entry !== null &&
+      typeof entry === 'object' &&
+      typeof (entry as JournalEntry).request_id === 'string'
+      ? (entry as JournalEntry)
+      : undefined
+  } catch {
+    return undefined
+  }
 }
 
 /** One log entry, read from Redis: bounded, and in the log's shape. */
