@@ -32,7 +32,9 @@ POST /v2/tokens are called; each created customer's name (or email) carries a ta
   -h, --help            show this help
 
 Exit status: 0 every probed row matches, 1 some differ, 2 a usage mistake,
-3 the service misbehaved (timed out, reset, 5xx, not JSON), 130 stopped by Ctrl-C.
+3 the service misbehaved (timed out, reset, 5xx, not JSON), 4 nothing could be
+compared (the budget, redirects or the session gave no answer to judge),
+130 stopped by Ctrl-C. A run that compares nothing writes no --write-config.
 `
 
 export const RECORD_USAGE = `Usage: ${NAME} record --target URL [options]
@@ -224,7 +226,9 @@ async function verify(args: string[], io: CliIO): Promise<MainResult> {
         ? formatJson(report)
         : formatReport(report, paint, io.stdout.columns),
     )
-    return { exitCode: report.summary.differs > 0 ? 1 : 0 }
+    return {
+      exitCode: report.nothingCompared ? 4 : report.summary.differs > 0 ? 1 : 0,
+    }
   }
 
   const target = url(str('target'))
@@ -279,7 +283,14 @@ async function verify(args: string[], io: CliIO): Promise<MainResult> {
       ? formatJson(report)
       : formatReport(report, paint, io.stdout.columns),
   )
-  if (written !== undefined && !report.stopped) {
+  // @note A run that compared nothing learned nothing: writing would replace
+  // a config learned earlier with the one it started from.
+  if (written !== undefined && report.nothingCompared && !report.stopped) {
+    if (!values.json)
+      io.stdout.write(
+        `\nDid not write ${written}: nothing was observed to write.\n`,
+      )
+  } else if (written !== undefined && !report.stopped) {
     await writeAtomically(
       written,
       `${JSON.stringify(report.config, null, 2)}\n`,
@@ -294,9 +305,11 @@ async function verify(args: string[], io: CliIO): Promise<MainResult> {
       ? 130
       : report.failed
         ? 3
-        : report.summary.differs > 0
-          ? 1
-          : 0,
+        : report.nothingCompared
+          ? 4
+          : report.summary.differs > 0
+            ? 1
+            : 0,
   }
 }
 

@@ -282,6 +282,9 @@ export async function verifyRecorded(
     creates: 0,
     host: hostOf(recorded.target),
     offline: { exchanges: replayed },
+    ...(rows.every((row) => row.verdict === 'unknown') && {
+      nothingCompared: `the session holds no recorded exchange of POST ${OPERATION_PATHS.join(' or POST ')} to replay`,
+    }),
     tag: 'none (offline)',
     config,
     log: [],
