@@ -81,22 +81,29 @@ const size = (name: string, value: string | undefined): number => {
   return bytes
 }
 
+/** `text` with the user and password of any URL in it masked. */
+const masked = (text: string): string =>
+  text.replace(/(\/\/)[^/?#\s@]*@/g, '$1…@')
+
 const url = (value: string | undefined): string => {
   if (value === undefined) throw new UsageError('--target URL is required')
   if (!URL.canParse(value) || !/^https?:$/.test(new URL(value).protocol))
-    throw new UsageError(`--target must be an http(s) URL (got "${value}")`)
+    throw new UsageError(
+      `--target must be an http(s) URL (got "${masked(value)}")`,
+    )
+  const parsed = new URL(value)
+  // @note fetch refuses such a URL, and its error quoted it, password and all,
+  // into the report, the session file and the client's 502.
+  if (parsed.username || parsed.password)
+    throw new UsageError(
+      `--target must not hold a user name or password (got "${masked(value)}"): verify authenticates with --key, and record forwards the client's Authorization header`,
+    )
   return value
 }
 
-/** The target as printed: any user and password in it masked. */
-const shown = (target: string): string => {
-  const parsed = new URL(target)
-  if (parsed.username || parsed.password) {
-    parsed.username = '…'
-    parsed.password = ''
-  }
-  return parsed.href.replace(/\/$/, '')
-}
+/** The target as printed, without its trailing slash. */
+const shown = (target: string): string =>
+  new URL(target).href.replace(/\/$/, '')
 
 async function writeAtomically(path: string, text: string): Promise<void> {
   const temporary = `${path}.${process.pid}.tmp`
