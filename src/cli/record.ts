@@ -62,6 +62,8 @@ export interface Recorder {
   file: string
   /** Exchanges appended to the file so far. */
   readonly saved: number
+  /** Exchanges that could not be appended (a full disk), and why the first could not. */
+  readonly unsaved: { count: number; reason?: string }
   /** Stops listening, ends the calls in flight and saves them, then closes the file. */
   close(): Promise<void>
 }
@@ -80,6 +82,20 @@ const HOP_BY_HOP = new Set([
   'te',
   'trailer',
 ])
+
+/** A failed write as people read it: `no space left on device (ENOSPC)`. */
+function explainWriteError(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code
+  const sentence: Record<string, string> = {
+    ENOSPC: 'no space left on device',
+    EDQUOT: 'the disk quota is used up',
+    EFBIG: 'the file is larger than this file system allows',
+    EIO: 'the disk failed to write',
+  }
+  return code
+    ? `${sentence[code] ?? 'the write failed'} (${code})`
+    : (error as Error).message
+}
 
 /**
  * The masked form of an `Authorization` value: the scheme and a masked credential.
@@ -197,18 +213,61 @@ export async function startRecorder(
         : `cannot create the session file ${options.file} (${code ?? (error as Error).message}).`,
     )
   })
-  await file.write(`${JSON.stringify(header)}\n`)
+  // Bytes of whole lines in the file: where the next line goes.
+  let size = 0
+  /**
+   * Writes `line` at the end of the whole lines, continuing a short write; a
+   * failed one is cut off again, so that no torn line is left for the next
+   * exchange to be glued to (and lost with).
+   */
+  const writeLine = async (line: Buffer): Promise<void> => {
+    try {
+      for (let done = 0; done < line.length;) {
+        const { bytesWritten } = await file.write(
+          line,
+          done,
+          line.length - done,
+          size + done,
+        )
+        if (bytesWritten === 0) throw new Error('nothing was written')
+        done += bytesWritten
+      }
+    } catch (error) {
+      await file.truncate(size).catch(() => undefined)
+      throw error
+    }
+    size += line.length
+  }
+  await writeLine(Buffer.from(`${JSON.stringify(header)}\n`)).catch(
+    async (error: unknown) => {
+      await file.close()
+      await rm(options.file, { force: true })
+      throw new Error(
+        `cannot write the session file ${options.file} (${explainWriteError(error)}).`,
+      )
+    },
+  )
   let saved = 0
+  const unsaved: { count: number; reason?: string } = { count: 0 }
   // @note One append at a time, in the order the exchanges ended: each costs
   // its own size, whatever the session holds already.
   let writing: Promise<void> = Promise.resolve()
   const append = (exchange: RecordedExchange): Promise<void> => {
-    const line = `${JSON.stringify(exchange)}\n`
+    const line = Buffer.from(`${JSON.stringify(exchange)}\n`)
     // @note A failed write is reported by its own exchange; the next still runs.
     const written = writing
       .catch(() => undefined)
       .then(async () => {
-        await file.write(line)
+        try {
+          await writeLine(line)
+        } catch (error) {
+          const reason = explainWriteError(error)
+          unsaved.count++
+          unsaved.reason ??= reason
+          throw new Error(
+            `${exchange.request.method} ${exchange.request.path} ${exchange.response.status} was answered but not saved to ${options.file} (${reason}); the file keeps the ${saved} saved before it`,
+          )
+        }
         saved++
       })
     writing = written
@@ -354,6 +413,7 @@ export async function startRecorder(
     get saved() {
       return saved
     },
+    unsaved,
     close() {
       closing ??= (async () => {
         stopping.abort()

@@ -366,8 +366,9 @@ async function record(args: string[], io: CliIO): Promise<MainResult> {
       url: recorder.url,
       async close() {
         await recorder.close()
+        const { count, reason } = recorder.unsaved
         io.stdout.write(
-          `${counted(recorder.saved, 'exchange')} saved to ${recorder.file}\n`,
+          `${counted(recorder.saved, 'exchange')} saved to ${recorder.file}${count > 0 ? `; ${count} answered but not saved (${reason})` : ''}\n`,
         )
       },
     },
