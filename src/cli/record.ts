@@ -214,7 +214,7 @@ export async function startRecorder(
     )
   })
   // Bytes of whole lines in the file: where the next line goes.
-  let size = 0
+  let fileBytes = 0
   /**
    * Writes `line` at the end of the whole lines, continuing a short write; a
    * failed one is cut off again, so that no torn line is left for the next
@@ -227,16 +227,16 @@ export async function startRecorder(
           line,
           done,
           line.length - done,
-          size + done,
+          fileBytes + done,
         )
         if (bytesWritten === 0) throw new Error('nothing was written')
         done += bytesWritten
       }
     } catch (error) {
-      await file.truncate(size).catch(() => undefined)
+      await file.truncate(fileBytes).catch(() => undefined)
       throw error
     }
-    size += line.length
+    fileBytes += line.length
   }
   await writeLine(Buffer.from(`${JSON.stringify(header)}\n`)).catch(
     async (error: unknown) => {
