@@ -244,6 +244,7 @@ export async function startRecorder(
       await rm(options.file, { force: true })
       throw new Error(
         `cannot write the session file ${options.file} (${explainWriteError(error)}).`,
+        { cause: error },
       )
     },
   )
@@ -266,6 +267,7 @@ export async function startRecorder(
           unsaved.reason ??= reason
           throw new Error(
             `${exchange.request.method} ${exchange.request.path} ${exchange.response.status} was answered but not saved to ${options.file} (${reason}); the file keeps the ${saved} saved before it`,
+            { cause: error },
           )
         }
         saved++
