@@ -16,6 +16,7 @@ export type Misbehaviour =
   | { kind: 'html' }
   | { kind: 'reset' }
   | { kind: 'server-error' }
+  | { kind: 'encoded'; encoding: string }
 
 /** A service on loopback that misbehaves, and what it received. */
 export interface MisbehavingService {
@@ -30,6 +31,10 @@ const MB = 1024 * 1024
 // members sent back to back inflate to one body, so a bomb of any size costs
 // this service nothing to send.
 const WHITESPACE_MEMBER = gzipSync(Buffer.alloc(MB, ' '), { level: 9 })
+
+/** The customer an `encoded` service answers, before its encoding. */
+export const ENCODED_CUSTOMER =
+  '{"id":"cus_Encoded0000001","name":"Encoded","email":"encoded@example.com"}'
 
 /** Writes `next()` chunks until it returns undefined or the client leaves. */
 function pump(res: ServerResponse, next: () => Buffer | undefined): void {
@@ -49,7 +54,8 @@ function pump(res: ServerResponse, next: () => Buffer | undefined): void {
  * Starts a service on loopback that answers every request the way `how`
  * says: a gzip bomb, an endless body, a large 201, a redirect loop, a
  * redirect elsewhere, an answer cut short, no answer at all, a web server's
- * HTML page, a connection reset, or a 500; closed when the test finishes.
+ * HTML page, a connection reset, a 500, or a body under a coding fetch
+ * may not decode; closed when the test finishes.
  *
  * @example
  * const bomb = await startMisbehaving({ kind: 'gzip-bomb', decodedMb: 64 })
@@ -133,6 +139,13 @@ export async function createMisbehaving(
         case 'server-error':
           res.writeHead(500, { 'content-type': 'application/json' })
           return void res.end('{"error":"internal"}')
+        case 'encoded':
+          // @note gzip bytes under a coding a client may not know (`zstd`).
+          res.writeHead(201, {
+            'content-type': 'application/json',
+            'content-encoding': how.encoding,
+          })
+          return void res.end(gzipSync(ENCODED_CUSTOMER))
       }
     })
   })

@@ -43,6 +43,30 @@ export function parseByteSize(text: string): number | undefined {
   return bytes > 0 && Number.isSafeInteger(bytes) ? bytes : undefined
 }
 
+/** The codings fetch decodes; with any other in the list it decodes none. */
+const DECODED_CODINGS = new Set(['gzip', 'x-gzip', 'deflate', 'br'])
+
+/**
+ * Whether fetch handed over an answer's body decoded, given its
+ * `Content-Encoding`: none, `identity`, or only codings it knows. With an
+ * unknown one (`zstd`, `gzip, identity`) it passes the bytes as they came.
+ *
+ * @example
+ * isDecoded('gzip') // true
+ * isDecoded('zstd') // false
+ */
+export function isDecoded(contentEncoding: string | null): boolean {
+  const codings = (contentEncoding ?? '')
+    .toLowerCase()
+    .split(',')
+    .map((coding) => coding.trim())
+    .filter(Boolean)
+  return (
+    codings.every((coding) => coding === 'identity') ||
+    codings.every((coding) => DECODED_CODINGS.has(coding))
+  )
+}
+
 /**
  * Reads a fetch answer's (decoded) body up to `limit` bytes, cancelling the
  * stream as soon as it goes past: a gzip bomb or an endless body costs at
@@ -66,7 +90,11 @@ export async function readBounded(
     if (size > limit) {
       // @note Cancelling also ends the connection: the rest is never inflated.
       await reader.cancel().catch(() => undefined)
-      throw new BodyTooLarge(limit, response.headers.has('content-encoding'))
+      const encoding = response.headers.get('content-encoding')
+      throw new BodyTooLarge(
+        limit,
+        encoding !== null && isDecoded(encoding) && encoding !== 'identity',
+      )
     }
     chunks.push(value)
   }

@@ -10,6 +10,7 @@ import {
   DEFAULT_MAX_BODY,
   explainNetworkError,
   formatBytes,
+  isDecoded,
 } from './bounded-body.ts'
 import {
   RECORDING_FORMAT,
@@ -312,9 +313,14 @@ export async function startRecorder(
         redirect: 'manual',
       })
       status = answer.status
+      // @note fetch passes a coding it cannot decode as it came: the client
+      // gets the bytes with their Content-Encoding, the file only a note.
+      const encoding = answer.headers.get('content-encoding')
+      const encoded = !isDecoded(encoding)
       answer.headers.forEach((value, name) => {
         if (!HOP_BY_HOP.has(name)) responseHeaders[name] = value
       })
+      if (encoded) responseHeaders['content-encoding'] = encoding!
       res.writeHead(status, responseHeaders)
       // @note Streamed to the client as it comes, with at most `maxBody`
       // bytes held for the file: a larger answer still reaches the client.
@@ -341,7 +347,10 @@ export async function startRecorder(
         note = `the answer ended early after ${formatBytes(size)}: ${stopping.signal.aborted ? 'the recorder stopped' : (error as Error).name === 'TimeoutError' ? `the service did not finish within ${options.timeoutMs ?? 30_000} ms` : explainNetworkError(error)}`
         res.destroy()
       }
-      if (size > maxBody) {
+      if (encoded) {
+        note = `${note ? `${note}; ` : ''}body not kept: it is encoded as ${encoding}, which record cannot decode`
+        responseBody = Buffer.alloc(0)
+      } else if (size > maxBody) {
         note = `${note ? `${note}; ` : ''}body not kept: the answer (${formatBytes(size)}) is larger than ${formatBytes(maxBody)}; raise --max-body to keep it`
         responseBody = Buffer.alloc(0)
       } else responseBody = Buffer.concat(chunks)

@@ -6,6 +6,7 @@ import {
   BodyTooLarge,
   DEFAULT_MAX_BODY,
   explainNetworkError,
+  isDecoded,
   readBounded,
 } from '../bounded-body.ts'
 
@@ -192,6 +193,14 @@ export function createProber(options: ProberOptions): Prober {
       if (response.status >= 300 && response.status < 400 && location) {
         await response.body?.cancel().catch(() => undefined)
         return { response, bytes: Buffer.alloc(0), location }
+      }
+      const encoding = response.headers.get('content-encoding')
+      if (!isDecoded(encoding)) {
+        await response.body?.cancel().catch(() => undefined)
+        throw new ProbeStopped(
+          `the service answered ${response.status} encoded as ${encoding}, which verify cannot decode (it asks for gzip, deflate or br), to "${probe.purpose}"`,
+          'network',
+        )
       }
       return { response, bytes: await readBounded(response, maxBody) }
     } catch (error) {
