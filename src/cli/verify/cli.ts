@@ -98,6 +98,12 @@ const url = (value: string | undefined): string => {
     throw new UsageError(
       `--target must not hold a user name or password (got "${masked(value)}"): verify authenticates with --key, and record forwards the client's Authorization header`,
     )
+  // @note The paths are appended to the text: after a query they became part
+  // of it, and after a fragment they were dropped, so POSTs went to the base.
+  if (parsed.search || parsed.hash || /[?#]/.test(value))
+    throw new UsageError(
+      `--target must be a base URL without a ?query or #fragment (got "${value}"): /v1/customers and /v2/tokens are added to it`,
+    )
   return value
 }
 
