@@ -115,9 +115,19 @@ const NETWORK_SENTENCES: Record<string, string> = {
   UND_ERR_HEADERS_TIMEOUT: 'the service sent no answer headers in time',
   UND_ERR_BODY_TIMEOUT: 'the service stopped sending the answer midway',
   HPE_INVALID_CONSTANT: 'the service answered something that is not HTTP',
+  HPE_UNEXPECTED_CONTENT_LENGTH:
+    'the answer has both a Content-Length and a Transfer-Encoding, which HTTP forbids',
+  HPE_INVALID_CONTENT_LENGTH: "the answer's Content-Length is not a number",
+  HPE_INVALID_TRANSFER_ENCODING: "the answer's Transfer-Encoding is malformed",
+  HPE_INVALID_CHUNK_SIZE: "the answer's chunked body is malformed",
+  HPE_INVALID_HEADER_TOKEN: "the answer's headers are malformed",
+  UND_ERR_HEADERS_OVERFLOW:
+    "the answer's headers are larger than Node reads (16 KB unless --max-http-header-size)",
+  UND_ERR_RES_CONTENT_LENGTH_MISMATCH:
+    "the answer's body is longer or shorter than its Content-Length says",
   Z_DATA_ERROR: 'the answer claimed a compression it does not have',
   DEPTH_ZERO_SELF_SIGNED_CERT:
-    "the service's TLS certificate is self-signed and not trusted",
+    "the service's TLS certificate is self-signed and not trusted; to trust it, run with NODE_EXTRA_CA_CERTS set to its PEM file",
   SELF_SIGNED_CERT_IN_CHAIN:
     "the service's TLS certificate chain is not trusted",
   UNABLE_TO_VERIFY_LEAF_SIGNATURE:
