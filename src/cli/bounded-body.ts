@@ -1,4 +1,4 @@
-// Reads a live service's answer up to a byte cap, decompressed, for verify and record.
+// Reads a live service's answer up to a byte cap, decompressed, for verify and record; says in words what failed.
 /** The most of one answer's decoded body `verify` and `record` hold: 8 MB. */
 export const DEFAULT_MAX_BODY = 8 * 1024 * 1024
 
@@ -158,4 +158,24 @@ export function explainNetworkError(error: unknown): string {
   if (code)
     return `${NETWORK_SENTENCES[code] ?? 'the network failed'} (${code})`
   return `the network failed (${cause?.message ?? String(error)})`
+}
+
+/**
+ * A failed write as people read it, with its code after it.
+ *
+ * @example
+ * explainWriteError(Object.assign(new Error('write'), { code: 'ENOSPC' }))
+ * // 'no space left on device (ENOSPC)'
+ */
+export function explainWriteError(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code
+  const sentence: Record<string, string> = {
+    ENOSPC: 'no space left on device',
+    EDQUOT: 'the disk quota is used up',
+    EFBIG: 'the file is larger than this file system allows',
+    EIO: 'the disk failed to write',
+  }
+  return code
+    ? `${sentence[code] ?? 'the write failed'} (${code})`
+    : (error as Error).message
 }

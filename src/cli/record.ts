@@ -9,6 +9,7 @@ import { open, rm } from 'node:fs/promises'
 import {
   DEFAULT_MAX_BODY,
   explainNetworkError,
+  explainWriteError,
   formatBytes,
   isDecoded,
 } from './bounded-body.ts'
@@ -83,20 +84,6 @@ const HOP_BY_HOP = new Set([
   'te',
   'trailer',
 ])
-
-/** A failed write as people read it: `no space left on device (ENOSPC)`. */
-function explainWriteError(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException).code
-  const sentence: Record<string, string> = {
-    ENOSPC: 'no space left on device',
-    EDQUOT: 'the disk quota is used up',
-    EFBIG: 'the file is larger than this file system allows',
-    EIO: 'the disk failed to write',
-  }
-  return code
-    ? `${sentence[code] ?? 'the write failed'} (${code})`
-    : (error as Error).message
-}
 
 /**
  * The masked form of an `Authorization` value: the scheme and a masked credential.

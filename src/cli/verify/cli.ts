@@ -4,7 +4,11 @@ import { dirname } from 'node:path'
 import { parseArgs, styleText } from 'node:util'
 import type { CliIO, MainResult } from '../io.ts'
 import { NAME, readConfig } from '../flags.ts'
-import { DEFAULT_MAX_BODY, parseByteSize } from '../bounded-body.ts'
+import {
+  DEFAULT_MAX_BODY,
+  explainWriteError,
+  parseByteSize,
+} from '../bounded-body.ts'
 import { readSessionFile } from '../../model/session-file.ts'
 import { counted, formatJson, formatPlan, formatReport } from './report.ts'
 import { DEFAULT_MAX_CREATES } from './transport.ts'
@@ -118,7 +122,11 @@ async function writeAtomically(path: string, text: string): Promise<void> {
     await rename(temporary, path)
   } catch (error) {
     await rm(temporary, { force: true })
-    throw error
+    // @note The rename never ran: the file at `path` is as it was.
+    throw new Error(
+      `cannot write --write-config ${path} (${explainWriteError(error)}); the file there is unchanged`,
+      { cause: error },
+    )
   }
 }
 
