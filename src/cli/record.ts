@@ -119,10 +119,28 @@ function maskBody(
   } catch {
     // Not JSON: only the known secrets are masked below.
   }
+  return maskKnown(out, secrets)
+}
+
+/** `text` with every known secret in it masked. */
+function maskKnown(text: string, secrets: Set<string>): string {
+  let out = text
   for (const secret of secrets)
     if (secret.length >= 8) out = out.split(secret).join(maskSecret(secret))
   return out
 }
+
+/** `headers` with every known secret in their values masked. */
+const maskHeaders = (
+  headers: Record<string, string>,
+  secrets: Set<string>,
+): Record<string, string> =>
+  Object.fromEntries(
+    Object.entries(headers).map(([name, value]) => [
+      name,
+      maskKnown(value, secrets),
+    ]),
+  )
 
 const readBody = (req: IncomingMessage): Promise<Buffer> =>
   new Promise((resolve, reject) => {
@@ -364,27 +382,28 @@ export async function startRecorder(
       if (!res.headersSent) res.writeHead(status, responseHeaders)
       res.end(responseBody)
     }
-    const maskedHeaders = { ...headers }
-    if (maskedHeaders.authorization !== undefined) {
-      const credential = maskedHeaders.authorization.split(/\s+/)[1] ?? ''
-      if (!kept?.has(credential))
-        maskedHeaders.authorization = maskAuthorization(
-          maskedHeaders.authorization,
-        )
-    }
+    const credential = headers.authorization?.trim().split(/\s+/)[1] ?? ''
+    // @note The key is a secret wherever it shows: a service may echo it in
+    // an error's body or in WWW-Authenticate.
+    if (credential && !kept?.has(credential)) secrets.add(credential)
+    const maskedHeaders = maskHeaders(headers, secrets)
+    if (headers.authorization !== undefined && !kept?.has(credential))
+      maskedHeaders.authorization = maskAuthorization(headers.authorization)
+    const requestBody = maskBody(body.toString('utf8'), secrets, kept)
+    const answerBody = maskBody(responseBody.toString('utf8'), secrets, kept)
     const exchange: RecordedExchange = {
       at,
       duration_ms: Math.round(performance.now() - started),
       request: {
         method: req.method ?? 'GET',
-        path,
+        path: maskKnown(path, secrets),
         headers: maskedHeaders,
-        body: maskBody(body.toString('utf8'), secrets, kept),
+        body: requestBody,
       },
       response: {
         status,
-        headers: responseHeaders,
-        body: maskBody(responseBody.toString('utf8'), secrets, kept),
+        headers: maskHeaders(responseHeaders, secrets),
+        body: answerBody,
         ...(note !== undefined && { note }),
       },
     }
