@@ -1,12 +1,19 @@
 // Loopback services that misbehave as live ones have, for verify and record (tests, bench).
-import { createServer, type ServerResponse } from 'node:http'
+import { createServer } from 'node:http'
+import type { Writable } from 'node:stream'
 import type { AddressInfo } from 'node:net'
-import { gzipSync } from 'node:zlib'
+import {
+  constants,
+  createBrotliCompress,
+  createDeflate,
+  gzipSync,
+} from 'node:zlib'
 import { onTestFinished } from 'vitest'
 
 /** How a {@link startMisbehaving} service answers every request. */
 export type Misbehaviour =
   | { kind: 'gzip-bomb'; decodedMb: number }
+  | { kind: 'bomb'; encoding: 'deflate' | 'br'; decodedMb: number }
   | { kind: 'endless' }
   | { kind: 'large'; mb: number }
   | { kind: 'redirect-loop' }
@@ -37,7 +44,7 @@ export const ENCODED_CUSTOMER =
   '{"id":"cus_Encoded0000001","name":"Encoded","email":"encoded@example.com"}'
 
 /** Writes `next()` chunks until it returns undefined or the client leaves. */
-function pump(res: ServerResponse, next: () => Buffer | undefined): void {
+function pump(res: Writable, next: () => Buffer | undefined): void {
   const write = (): void => {
     for (;;) {
       if (res.destroyed) return
@@ -52,7 +59,7 @@ function pump(res: ServerResponse, next: () => Buffer | undefined): void {
 
 /**
  * Starts a service on loopback that answers every request the way `how`
- * says: a gzip bomb, an endless body, a large 201, a redirect loop, a
+ * says: a gzip, deflate or brotli bomb, an endless body, a large 201, a redirect loop, a
  * redirect elsewhere, an answer cut short, no answer at all, a web server's
  * HTML page, a connection reset, a 500, or a body under a coding fetch
  * may not decode; closed when the test finishes.
@@ -94,6 +101,25 @@ export async function createMisbehaving(
             'content-encoding': 'gzip',
           })
           return pump(res, () => (left-- > 0 ? WHITESPACE_MEMBER : undefined))
+        }
+        case 'bomb': {
+          // @note One deflate or brotli stream, compressed as it is sent.
+          res.writeHead(201, {
+            'content-type': 'application/json',
+            'content-encoding': how.encoding,
+          })
+          const zip =
+            how.encoding === 'br'
+              ? createBrotliCompress({
+                  params: { [constants.BROTLI_PARAM_QUALITY]: 5 },
+                })
+              : createDeflate({ level: 9 })
+          zip.pipe(res)
+          res.on('close', () => zip.destroy())
+          let left = how.decodedMb
+          return pump(zip, () =>
+            left-- > 0 ? Buffer.alloc(MB, ' ') : undefined,
+          )
         }
         case 'endless':
           res.writeHead(201, { 'content-type': 'application/json' })
