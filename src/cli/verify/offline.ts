@@ -283,7 +283,10 @@ export async function verifyRecorded(
     host: hostOf(recorded.target),
     offline: { exchanges: replayed },
     ...(rows.every((row) => row.verdict === 'unknown') && {
-      nothingCompared: `the session holds no recorded exchange of POST ${OPERATION_PATHS.join(' or POST ')} to replay`,
+      nothingCompared:
+        replayed === 0
+          ? `the session holds no recorded exchange of POST ${OPERATION_PATHS.join(' or POST ')} to replay`
+          : 'no recorded exchange speaks to a row of the ledger',
     }),
     tag: 'none (offline)',
     config,
