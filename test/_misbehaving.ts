@@ -20,6 +20,7 @@ export type Misbehaviour =
   | { kind: 'redirect'; location: string; status?: number }
   | { kind: 'cut-short' }
   | { kind: 'silent' }
+  | { kind: 'stalled-body' }
   | { kind: 'html' }
   | { kind: 'reset' }
   | { kind: 'server-error' }
@@ -60,7 +61,7 @@ function pump(res: Writable, next: () => Buffer | undefined): void {
 /**
  * Starts a service on loopback that answers every request the way `how`
  * says: a gzip, deflate or brotli bomb, an endless body, a large 201, a redirect loop, a
- * redirect elsewhere, an answer cut short, no answer at all, a web server's
+ * redirect elsewhere, an answer cut short, a body that stalls, no answer at all, a web server's
  * HTML page, a connection reset, a 500, or a body under a coding fetch
  * may not decode; closed when the test finishes.
  *
@@ -154,6 +155,10 @@ export async function createMisbehaving(
           })
           res.write('{"id":')
           return void setTimeout(() => res.destroy(), 20)
+        case 'stalled-body':
+          // @note Headers and the start of a body, then nothing, for ever.
+          res.writeHead(201, { 'content-type': 'application/json' })
+          return void res.write('{"id":')
         case 'silent':
           // @note Never answers: close() drops the connection.
           return

@@ -182,6 +182,7 @@ export function createProber(options: ProberOptions): Prober {
       signal,
       redirect: 'manual',
     })
+    let answered = false
     try {
       const response =
         probe.headerCount !== undefined && !options.send
@@ -189,6 +190,7 @@ export function createProber(options: ProberOptions): Prober {
           : options.send
             ? await options.send(request, probe)
             : await fetch(request)
+      answered = true
       const location = response.headers.get('location')
       if (response.status >= 300 && response.status < 400 && location) {
         await response.body?.cancel().catch(() => undefined)
@@ -214,7 +216,9 @@ export function createProber(options: ProberOptions): Prober {
         )
       if (timeout.aborted)
         throw new ProbeStopped(
-          `the service did not answer within ${timeoutMs} ms`,
+          answered
+            ? `the service answered but did not finish its body within ${timeoutMs} ms`
+            : `the service did not answer within ${timeoutMs} ms`,
           'network',
         )
       throw new ProbeStopped(
