@@ -109,7 +109,8 @@ const line = (what: string, name: string, mb: number, note: string) => {
   )
 }
 try {
-  for (const { name, how, calls } of CASES) {
+  for (const kase of CASES) {
+    const { name, how, calls } = kase
     const service = await createMisbehaving(
       how.kind === 'redirect'
         ? { ...how, location: `${elsewhere.url}/v1/customers` }
@@ -135,7 +136,8 @@ try {
         `exit ${verify.code}; the service got ${service.requests} requests; ${said.slice(0, 90)}`,
       )
 
-      const file = join(folder, `${how.kind}.jsonl`)
+      // @note One file per case: record never replaces one, and two cases share a kind.
+      const file = join(folder, `${CASES.indexOf(kase)}-${how.kind}.jsonl`)
       let received = 0
       const record = await peakOf(
         [

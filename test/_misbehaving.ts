@@ -1,21 +1,30 @@
 // Loopback services that misbehave as live ones have, for verify and record (tests, bench).
-import { createServer, type ServerResponse } from 'node:http'
+import { createServer } from 'node:http'
+import type { Writable } from 'node:stream'
 import type { AddressInfo } from 'node:net'
-import { gzipSync } from 'node:zlib'
+import {
+  constants,
+  createBrotliCompress,
+  createDeflate,
+  gzipSync,
+} from 'node:zlib'
 import { onTestFinished } from 'vitest'
 
 /** How a {@link startMisbehaving} service answers every request. */
 export type Misbehaviour =
   | { kind: 'gzip-bomb'; decodedMb: number }
+  | { kind: 'bomb'; encoding: 'deflate' | 'br'; decodedMb: number }
   | { kind: 'endless' }
   | { kind: 'large'; mb: number }
   | { kind: 'redirect-loop' }
   | { kind: 'redirect'; location: string; status?: number }
   | { kind: 'cut-short' }
   | { kind: 'silent' }
+  | { kind: 'stalled-body' }
   | { kind: 'html' }
   | { kind: 'reset' }
   | { kind: 'server-error' }
+  | { kind: 'encoded'; encoding: string }
 
 /** A service on loopback that misbehaves, and what it received. */
 export interface MisbehavingService {
@@ -31,8 +40,12 @@ const MB = 1024 * 1024
 // this service nothing to send.
 const WHITESPACE_MEMBER = gzipSync(Buffer.alloc(MB, ' '), { level: 9 })
 
+/** The customer an `encoded` service answers, before its encoding. */
+export const ENCODED_CUSTOMER =
+  '{"id":"cus_Encoded0000001","name":"Encoded","email":"encoded@example.com"}'
+
 /** Writes `next()` chunks until it returns undefined or the client leaves. */
-function pump(res: ServerResponse, next: () => Buffer | undefined): void {
+function pump(res: Writable, next: () => Buffer | undefined): void {
   const write = (): void => {
     for (;;) {
       if (res.destroyed) return
@@ -47,9 +60,10 @@ function pump(res: ServerResponse, next: () => Buffer | undefined): void {
 
 /**
  * Starts a service on loopback that answers every request the way `how`
- * says: a gzip bomb, an endless body, a large 201, a redirect loop, a
- * redirect elsewhere, an answer cut short, no answer at all, a web server's
- * HTML page, a connection reset, or a 500; closed when the test finishes.
+ * says: a gzip, deflate or brotli bomb, an endless body, a large 201, a redirect loop, a
+ * redirect elsewhere, an answer cut short, a body that stalls, no answer at all, a web server's
+ * HTML page, a connection reset, a 500, or a body under a coding fetch
+ * may not decode; closed when the test finishes.
  *
  * @example
  * const bomb = await startMisbehaving({ kind: 'gzip-bomb', decodedMb: 64 })
@@ -89,6 +103,25 @@ export async function createMisbehaving(
           })
           return pump(res, () => (left-- > 0 ? WHITESPACE_MEMBER : undefined))
         }
+        case 'bomb': {
+          // @note One deflate or brotli stream, compressed as it is sent.
+          res.writeHead(201, {
+            'content-type': 'application/json',
+            'content-encoding': how.encoding,
+          })
+          const zip =
+            how.encoding === 'br'
+              ? createBrotliCompress({
+                  params: { [constants.BROTLI_PARAM_QUALITY]: 5 },
+                })
+              : createDeflate({ level: 9 })
+          zip.pipe(res)
+          res.on('close', () => zip.destroy())
+          let left = how.decodedMb
+          return pump(zip, () =>
+            left-- > 0 ? Buffer.alloc(MB, ' ') : undefined,
+          )
+        }
         case 'endless':
           res.writeHead(201, { 'content-type': 'application/json' })
           return pump(res, () => Buffer.alloc(64 * 1024, ' '))
@@ -122,6 +155,10 @@ export async function createMisbehaving(
           })
           res.write('{"id":')
           return void setTimeout(() => res.destroy(), 20)
+        case 'stalled-body':
+          // @note Headers and the start of a body, then nothing, for ever.
+          res.writeHead(201, { 'content-type': 'application/json' })
+          return void res.write('{"id":')
         case 'silent':
           // @note Never answers: close() drops the connection.
           return
@@ -133,6 +170,13 @@ export async function createMisbehaving(
         case 'server-error':
           res.writeHead(500, { 'content-type': 'application/json' })
           return void res.end('{"error":"internal"}')
+        case 'encoded':
+          // @note gzip bytes under a coding a client may not know (`zstd`).
+          res.writeHead(201, {
+            'content-type': 'application/json',
+            'content-encoding': how.encoding,
+          })
+          return void res.end(gzipSync(ENCODED_CUSTOMER))
       }
     })
   })

@@ -1,4 +1,4 @@
-// Reads a live service's answer up to a byte cap, decompressed, for verify and record.
+// Reads a live service's answer up to a byte cap, decompressed, for verify and record; says in words what failed.
 /** The most of one answer's decoded body `verify` and `record` hold: 8 MB. */
 export const DEFAULT_MAX_BODY = 8 * 1024 * 1024
 
@@ -43,6 +43,30 @@ export function parseByteSize(text: string): number | undefined {
   return bytes > 0 && Number.isSafeInteger(bytes) ? bytes : undefined
 }
 
+/** The codings fetch decodes; with any other in the list it decodes none. */
+const DECODED_CODINGS = new Set(['gzip', 'x-gzip', 'deflate', 'br'])
+
+/**
+ * Whether fetch handed over an answer's body decoded, given its
+ * `Content-Encoding`: none, `identity`, or only codings it knows. With an
+ * unknown one (`zstd`, `gzip, identity`) it passes the bytes as they came.
+ *
+ * @example
+ * isDecoded('gzip') // true
+ * isDecoded('zstd') // false
+ */
+export function isDecoded(contentEncoding: string | null): boolean {
+  const codings = (contentEncoding ?? '')
+    .toLowerCase()
+    .split(',')
+    .map((coding) => coding.trim())
+    .filter(Boolean)
+  return (
+    codings.every((coding) => coding === 'identity') ||
+    codings.every((coding) => DECODED_CODINGS.has(coding))
+  )
+}
+
 /**
  * Reads a fetch answer's (decoded) body up to `limit` bytes, cancelling the
  * stream as soon as it goes past: a gzip bomb or an endless body costs at
@@ -66,7 +90,11 @@ export async function readBounded(
     if (size > limit) {
       // @note Cancelling also ends the connection: the rest is never inflated.
       await reader.cancel().catch(() => undefined)
-      throw new BodyTooLarge(limit, response.headers.has('content-encoding'))
+      const encoding = response.headers.get('content-encoding')
+      throw new BodyTooLarge(
+        limit,
+        encoding !== null && isDecoded(encoding) && encoding !== 'identity',
+      )
     }
     chunks.push(value)
   }
@@ -87,9 +115,19 @@ const NETWORK_SENTENCES: Record<string, string> = {
   UND_ERR_HEADERS_TIMEOUT: 'the service sent no answer headers in time',
   UND_ERR_BODY_TIMEOUT: 'the service stopped sending the answer midway',
   HPE_INVALID_CONSTANT: 'the service answered something that is not HTTP',
+  HPE_UNEXPECTED_CONTENT_LENGTH:
+    'the answer has both a Content-Length and a Transfer-Encoding, which HTTP forbids',
+  HPE_INVALID_CONTENT_LENGTH: "the answer's Content-Length is not a number",
+  HPE_INVALID_TRANSFER_ENCODING: "the answer's Transfer-Encoding is malformed",
+  HPE_INVALID_CHUNK_SIZE: "the answer's chunked body is malformed",
+  HPE_INVALID_HEADER_TOKEN: "the answer's headers are malformed",
+  UND_ERR_HEADERS_OVERFLOW:
+    "the answer's headers are larger than Node reads (16 KB unless --max-http-header-size)",
+  UND_ERR_RES_CONTENT_LENGTH_MISMATCH:
+    "the answer's body is longer or shorter than its Content-Length says",
   Z_DATA_ERROR: 'the answer claimed a compression it does not have',
   DEPTH_ZERO_SELF_SIGNED_CERT:
-    "the service's TLS certificate is self-signed and not trusted",
+    "the service's TLS certificate is self-signed and not trusted; to trust it, run with NODE_EXTRA_CA_CERTS set to its PEM file",
   SELF_SIGNED_CERT_IN_CHAIN:
     "the service's TLS certificate chain is not trusted",
   UNABLE_TO_VERIFY_LEAF_SIGNATURE:
@@ -120,4 +158,24 @@ export function explainNetworkError(error: unknown): string {
   if (code)
     return `${NETWORK_SENTENCES[code] ?? 'the network failed'} (${code})`
   return `the network failed (${cause?.message ?? String(error)})`
+}
+
+/**
+ * A failed write as people read it, with its code after it.
+ *
+ * @example
+ * explainWriteError(Object.assign(new Error('write'), { code: 'ENOSPC' }))
+ * // 'no space left on device (ENOSPC)'
+ */
+export function explainWriteError(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code
+  const sentence: Record<string, string> = {
+    ENOSPC: 'no space left on device',
+    EDQUOT: 'the disk quota is used up',
+    EFBIG: 'the file is larger than this file system allows',
+    EIO: 'the disk failed to write',
+  }
+  return code
+    ? `${sentence[code] ?? 'the write failed'} (${code})`
+    : (error as Error).message
 }

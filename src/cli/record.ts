@@ -9,7 +9,9 @@ import { open, rm } from 'node:fs/promises'
 import {
   DEFAULT_MAX_BODY,
   explainNetworkError,
+  explainWriteError,
   formatBytes,
+  isDecoded,
 } from './bounded-body.ts'
 import {
   RECORDING_FORMAT,
@@ -62,6 +64,8 @@ export interface Recorder {
   file: string
   /** Exchanges appended to the file so far. */
   readonly saved: number
+  /** Exchanges that could not be appended (a full disk), and why the first could not. */
+  readonly unsaved: { count: number; reason?: string }
   /** Stops listening, ends the calls in flight and saves them, then closes the file. */
   close(): Promise<void>
 }
@@ -115,10 +119,28 @@ function maskBody(
   } catch {
     // Not JSON: only the known secrets are masked below.
   }
+  return maskKnown(out, secrets)
+}
+
+/** `text` with every known secret in it masked. */
+function maskKnown(text: string, secrets: Set<string>): string {
+  let out = text
   for (const secret of secrets)
     if (secret.length >= 8) out = out.split(secret).join(maskSecret(secret))
   return out
 }
+
+/** `headers` with every known secret in their values masked. */
+const maskHeaders = (
+  headers: Record<string, string>,
+  secrets: Set<string>,
+): Record<string, string> =>
+  Object.fromEntries(
+    Object.entries(headers).map(([name, value]) => [
+      name,
+      maskKnown(value, secrets),
+    ]),
+  )
 
 const readBody = (req: IncomingMessage): Promise<Buffer> =>
   new Promise((resolve, reject) => {
@@ -197,18 +219,63 @@ export async function startRecorder(
         : `cannot create the session file ${options.file} (${code ?? (error as Error).message}).`,
     )
   })
-  await file.write(`${JSON.stringify(header)}\n`)
+  // Bytes of whole lines in the file: where the next line goes.
+  let fileBytes = 0
+  /**
+   * Writes `line` at the end of the whole lines, continuing a short write; a
+   * failed one is cut off again, so that no torn line is left for the next
+   * exchange to be glued to (and lost with).
+   */
+  const writeLine = async (line: Buffer): Promise<void> => {
+    try {
+      for (let done = 0; done < line.length;) {
+        const { bytesWritten } = await file.write(
+          line,
+          done,
+          line.length - done,
+          fileBytes + done,
+        )
+        if (bytesWritten === 0) throw new Error('nothing was written')
+        done += bytesWritten
+      }
+    } catch (error) {
+      await file.truncate(fileBytes).catch(() => undefined)
+      throw error
+    }
+    fileBytes += line.length
+  }
+  await writeLine(Buffer.from(`${JSON.stringify(header)}\n`)).catch(
+    async (error: unknown) => {
+      await file.close()
+      await rm(options.file, { force: true })
+      throw new Error(
+        `cannot write the session file ${options.file} (${explainWriteError(error)}).`,
+        { cause: error },
+      )
+    },
+  )
   let saved = 0
+  const unsaved: { count: number; reason?: string } = { count: 0 }
   // @note One append at a time, in the order the exchanges ended: each costs
   // its own size, whatever the session holds already.
   let writing: Promise<void> = Promise.resolve()
   const append = (exchange: RecordedExchange): Promise<void> => {
-    const line = `${JSON.stringify(exchange)}\n`
+    const line = Buffer.from(`${JSON.stringify(exchange)}\n`)
     // @note A failed write is reported by its own exchange; the next still runs.
     const written = writing
       .catch(() => undefined)
       .then(async () => {
-        await file.write(line)
+        try {
+          await writeLine(line)
+        } catch (error) {
+          const reason = explainWriteError(error)
+          unsaved.count++
+          unsaved.reason ??= reason
+          throw new Error(
+            `${exchange.request.method} ${exchange.request.path} ${exchange.response.status} was answered but not saved to ${options.file} (${reason}); the file keeps the ${saved} saved before it`,
+            { cause: error },
+          )
+        }
         saved++
       })
     writing = written
@@ -251,9 +318,14 @@ export async function startRecorder(
         redirect: 'manual',
       })
       status = answer.status
+      // @note fetch passes a coding it cannot decode as it came: the client
+      // gets the bytes with their Content-Encoding, the file only a note.
+      const encoding = answer.headers.get('content-encoding')
+      const encoded = !isDecoded(encoding)
       answer.headers.forEach((value, name) => {
         if (!HOP_BY_HOP.has(name)) responseHeaders[name] = value
       })
+      if (encoded) responseHeaders['content-encoding'] = encoding!
       res.writeHead(status, responseHeaders)
       // @note Streamed to the client as it comes, with at most `maxBody`
       // bytes held for the file: a larger answer still reaches the client.
@@ -280,7 +352,10 @@ export async function startRecorder(
         note = `the answer ended early after ${formatBytes(size)}: ${stopping.signal.aborted ? 'the recorder stopped' : (error as Error).name === 'TimeoutError' ? `the service did not finish within ${options.timeoutMs ?? 30_000} ms` : explainNetworkError(error)}`
         res.destroy()
       }
-      if (size > maxBody) {
+      if (encoded) {
+        note = `${note ? `${note}; ` : ''}body not kept: it is encoded as ${encoding}, which record cannot decode`
+        responseBody = Buffer.alloc(0)
+      } else if (size > maxBody) {
         note = `${note ? `${note}; ` : ''}body not kept: the answer (${formatBytes(size)}) is larger than ${formatBytes(maxBody)}; raise --max-body to keep it`
         responseBody = Buffer.alloc(0)
       } else responseBody = Buffer.concat(chunks)
@@ -307,27 +382,28 @@ export async function startRecorder(
       if (!res.headersSent) res.writeHead(status, responseHeaders)
       res.end(responseBody)
     }
-    const maskedHeaders = { ...headers }
-    if (maskedHeaders.authorization !== undefined) {
-      const credential = maskedHeaders.authorization.split(/\s+/)[1] ?? ''
-      if (!kept?.has(credential))
-        maskedHeaders.authorization = maskAuthorization(
-          maskedHeaders.authorization,
-        )
-    }
+    const credential = headers.authorization?.trim().split(/\s+/)[1] ?? ''
+    // @note The key is a secret wherever it shows: a service may echo it in
+    // an error's body or in WWW-Authenticate.
+    if (credential && !kept?.has(credential)) secrets.add(credential)
+    const maskedHeaders = maskHeaders(headers, secrets)
+    if (headers.authorization !== undefined && !kept?.has(credential))
+      maskedHeaders.authorization = maskAuthorization(headers.authorization)
+    const requestBody = maskBody(body.toString('utf8'), secrets, kept)
+    const answerBody = maskBody(responseBody.toString('utf8'), secrets, kept)
     const exchange: RecordedExchange = {
       at,
       duration_ms: Math.round(performance.now() - started),
       request: {
         method: req.method ?? 'GET',
-        path,
+        path: maskKnown(path, secrets),
         headers: maskedHeaders,
-        body: maskBody(body.toString('utf8'), secrets, kept),
+        body: requestBody,
       },
       response: {
         status,
-        headers: responseHeaders,
-        body: maskBody(responseBody.toString('utf8'), secrets, kept),
+        headers: maskHeaders(responseHeaders, secrets),
+        body: answerBody,
         ...(note !== undefined && { note }),
       },
     }
@@ -354,6 +430,7 @@ export async function startRecorder(
     get saved() {
       return saved
     },
+    unsaved,
     close() {
       closing ??= (async () => {
         stopping.abort()

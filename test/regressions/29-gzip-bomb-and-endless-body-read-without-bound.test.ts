@@ -29,6 +29,21 @@ it('stops reading a gzip bomb at 8 MB after decompression and says to raise --ma
   expect(report).not.toContain('did not answer within')
 })
 
+it.for(['deflate', 'br'] as const)(
+  'stops reading a %s bomb at 8 MB after decompression too',
+  async (encoding) => {
+    const { exitCode, report } = await verifyMisbehaving({
+      kind: 'bomb',
+      encoding,
+      decodedMb: 64,
+    })
+    expect(exitCode).toBe(3)
+    expect(report).toContain(
+      'answer larger than 8 MB after decompression; raise --max-body',
+    )
+  },
+)
+
 it('stops reading an endless body at the --max-body given', async () => {
   const { exitCode, report } = await verifyMisbehaving(
     { kind: 'endless' },

@@ -4,7 +4,11 @@ import { dirname } from 'node:path'
 import { parseArgs, styleText } from 'node:util'
 import type { CliIO, MainResult } from '../io.ts'
 import { NAME, readConfig } from '../flags.ts'
-import { DEFAULT_MAX_BODY, parseByteSize } from '../bounded-body.ts'
+import {
+  DEFAULT_MAX_BODY,
+  explainWriteError,
+  parseByteSize,
+} from '../bounded-body.ts'
 import { readSessionFile } from '../../model/session-file.ts'
 import { counted, formatJson, formatPlan, formatReport } from './report.ts'
 import { DEFAULT_MAX_CREATES } from './transport.ts'
@@ -32,7 +36,9 @@ POST /v2/tokens are called; each created customer's name (or email) carries a ta
   -h, --help            show this help
 
 Exit status: 0 every probed row matches, 1 some differ, 2 a usage mistake,
-3 the service misbehaved (timed out, reset, 5xx, not JSON), 130 stopped by Ctrl-C.
+3 the service misbehaved (timed out, reset, 5xx, not JSON), 4 nothing could be
+compared (the budget, redirects or the session gave no answer to judge),
+130 stopped by Ctrl-C. A run that compares nothing writes no --write-config.
 `
 
 export const RECORD_USAGE = `Usage: ${NAME} record --target URL [options]
@@ -79,22 +85,35 @@ const size = (name: string, value: string | undefined): number => {
   return bytes
 }
 
+/** `text` with the user and password of any URL in it masked. */
+const masked = (text: string): string =>
+  text.replace(/(\/\/)[^/?#\s@]*@/g, '$1…@')
+
 const url = (value: string | undefined): string => {
   if (value === undefined) throw new UsageError('--target URL is required')
   if (!URL.canParse(value) || !/^https?:$/.test(new URL(value).protocol))
-    throw new UsageError(`--target must be an http(s) URL (got "${value}")`)
+    throw new UsageError(
+      `--target must be an http(s) URL (got "${masked(value)}")`,
+    )
+  const parsed = new URL(value)
+  // @note fetch refuses such a URL, and its error quoted it, password and all,
+  // into the report, the session file and the client's 502.
+  if (parsed.username || parsed.password)
+    throw new UsageError(
+      `--target must not hold a user name or password (got "${masked(value)}"): verify authenticates with --key, and record forwards the client's Authorization header`,
+    )
+  // @note The paths are appended to the text: after a query they became part
+  // of it, and after a fragment they were dropped, so POSTs went to the base.
+  if (parsed.search || parsed.hash || /[?#]/.test(value))
+    throw new UsageError(
+      `--target must be a base URL without a ?query or #fragment (got "${value}"): /v1/customers and /v2/tokens are added to it`,
+    )
   return value
 }
 
-/** The target as printed: any user and password in it masked. */
-const shown = (target: string): string => {
-  const parsed = new URL(target)
-  if (parsed.username || parsed.password) {
-    parsed.username = '…'
-    parsed.password = ''
-  }
-  return parsed.href.replace(/\/$/, '')
-}
+/** The target as printed, without its trailing slash. */
+const shown = (target: string): string =>
+  new URL(target).href.replace(/\/$/, '')
 
 async function writeAtomically(path: string, text: string): Promise<void> {
   const temporary = `${path}.${process.pid}.tmp`
@@ -103,7 +122,11 @@ async function writeAtomically(path: string, text: string): Promise<void> {
     await rename(temporary, path)
   } catch (error) {
     await rm(temporary, { force: true })
-    throw error
+    // @note The rename never ran: the file at `path` is as it was.
+    throw new Error(
+      `cannot write --write-config ${path} (${explainWriteError(error)}); the file there is unchanged`,
+      { cause: error },
+    )
   }
 }
 
@@ -224,7 +247,9 @@ async function verify(args: string[], io: CliIO): Promise<MainResult> {
         ? formatJson(report)
         : formatReport(report, paint, io.stdout.columns),
     )
-    return { exitCode: report.summary.differs > 0 ? 1 : 0 }
+    return {
+      exitCode: report.nothingCompared ? 4 : report.summary.differs > 0 ? 1 : 0,
+    }
   }
 
   const target = url(str('target'))
@@ -279,7 +304,14 @@ async function verify(args: string[], io: CliIO): Promise<MainResult> {
       ? formatJson(report)
       : formatReport(report, paint, io.stdout.columns),
   )
-  if (written !== undefined && !report.stopped) {
+  // @note A run that compared nothing learned nothing: writing would replace
+  // a config learned earlier with the one it started from.
+  if (written !== undefined && report.nothingCompared && !report.stopped) {
+    if (!values.json)
+      io.stdout.write(
+        `\nDid not write ${written}: nothing was observed to write.\n`,
+      )
+  } else if (written !== undefined && !report.stopped) {
     await writeAtomically(
       written,
       `${JSON.stringify(report.config, null, 2)}\n`,
@@ -294,9 +326,11 @@ async function verify(args: string[], io: CliIO): Promise<MainResult> {
       ? 130
       : report.failed
         ? 3
-        : report.summary.differs > 0
-          ? 1
-          : 0,
+        : report.nothingCompared
+          ? 4
+          : report.summary.differs > 0
+            ? 1
+            : 0,
   }
 }
 
@@ -346,8 +380,9 @@ async function record(args: string[], io: CliIO): Promise<MainResult> {
       url: recorder.url,
       async close() {
         await recorder.close()
+        const { count, reason } = recorder.unsaved
         io.stdout.write(
-          `${counted(recorder.saved, 'exchange')} saved to ${recorder.file}\n`,
+          `${counted(recorder.saved, 'exchange')} saved to ${recorder.file}${count > 0 ? `; ${count} answered but not saved (${reason})` : ''}\n`,
         )
       },
     },

@@ -60,6 +60,11 @@ export interface VerifyReport {
   stopped?: string
   /** Set when the service failed probes: timed out, reset, 5xx or not JSON. */
   failed?: string
+  /**
+   * Set when no row could be graded `matches` or `differs`: why the first
+   * probe that tried got no answer to judge. Such a run passes nothing.
+   */
+  nothingCompared?: string
   /** The options that make the sandbox behave as observed (`--write-config`). */
   config: Record<string, unknown>
   /** Every request sent, secrets masked (what `--dry-run` lists). */
@@ -171,6 +176,7 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyReport> {
   const results = new Map<string, RowResult>()
   let stopped: string | undefined
   let failed: string | undefined
+  let firstCause: string | undefined
   let failuresInRow = 0
   for (const group of PROBES) {
     const expected =
@@ -209,6 +215,7 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyReport> {
         // A bug in a probe is reported on its row, never as a stack trace.
         observed = `internal error in this probe: ${(error as Error).message}`
       }
+      firstCause ??= observed
       results.set(group.id, {
         id: group.id,
         verdict: 'unknown',
@@ -281,6 +288,16 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyReport> {
   }
   const count = (verdict: string) =>
     rows.filter((row) => row.verdict === verdict).length
+  // @note A run that graded no row passes nothing, whatever stopped it: the
+  // budget, redirects, a dead service. Its first cause is what to fix.
+  const nothingCompared =
+    !options.dryRun && !stopped && count('matches') + count('differs') === 0
+      ? prober.redact(
+          (firstCause ?? 'no probe group got an answer it could judge')
+            .replace(/^not probed: /, '')
+            .replace(/\.$/, ''),
+        )
+      : undefined
   const notObservable = Object.entries(NOT_PROBED).filter(([, why]) =>
     /^(no observable effect|not applicable)/.test(why),
   ).length
@@ -303,6 +320,7 @@ export async function runVerify(options: VerifyOptions): Promise<VerifyReport> {
     tag: prober.tag,
     ...(stopped && { stopped }),
     ...(failed && { failed }),
+    ...(nothingCompared && { nothingCompared }),
     config: written,
     log: prober.log,
   }

@@ -282,6 +282,12 @@ export async function verifyRecorded(
     creates: 0,
     host: hostOf(recorded.target),
     offline: { exchanges: replayed },
+    ...(rows.every((row) => row.verdict === 'unknown') && {
+      nothingCompared:
+        replayed === 0
+          ? `the session holds no recorded exchange of POST ${OPERATION_PATHS.join(' or POST ')} to replay`
+          : 'no recorded exchange speaks to a row of the ledger',
+    }),
     tag: 'none (offline)',
     config,
     log: [],

@@ -82,6 +82,14 @@ export function formatReport(
     out.push('', paint('yellow', `Stopped early: this report is partial.`))
   if (report.failed)
     out.push('', paint('red', `The service misbehaved: ${report.failed}`))
+  if (report.nothingCompared)
+    out.push(
+      '',
+      paint(
+        'red',
+        `Nothing could be compared with the sandbox, so nothing passed: ${report.nothingCompared}.`,
+      ),
+    )
   return `${out.join('\n')}\n`
 }
 

@@ -6,6 +6,7 @@ import {
   BodyTooLarge,
   DEFAULT_MAX_BODY,
   explainNetworkError,
+  isDecoded,
   readBounded,
 } from '../bounded-body.ts'
 
@@ -181,6 +182,7 @@ export function createProber(options: ProberOptions): Prober {
       signal,
       redirect: 'manual',
     })
+    let answered = false
     try {
       const response =
         probe.headerCount !== undefined && !options.send
@@ -188,10 +190,19 @@ export function createProber(options: ProberOptions): Prober {
           : options.send
             ? await options.send(request, probe)
             : await fetch(request)
+      answered = true
       const location = response.headers.get('location')
       if (response.status >= 300 && response.status < 400 && location) {
         await response.body?.cancel().catch(() => undefined)
         return { response, bytes: Buffer.alloc(0), location }
+      }
+      const encoding = response.headers.get('content-encoding')
+      if (!isDecoded(encoding)) {
+        await response.body?.cancel().catch(() => undefined)
+        throw new ProbeStopped(
+          `the service answered ${response.status} encoded as ${encoding}, which verify cannot decode (it asks for gzip, deflate or br), to "${probe.purpose}"`,
+          'network',
+        )
       }
       return { response, bytes: await readBounded(response, maxBody) }
     } catch (error) {
@@ -205,7 +216,9 @@ export function createProber(options: ProberOptions): Prober {
         )
       if (timeout.aborted)
         throw new ProbeStopped(
-          `the service did not answer within ${timeoutMs} ms`,
+          answered
+            ? `the service answered but did not finish its body within ${timeoutMs} ms`
+            : `the service did not answer within ${timeoutMs} ms`,
           'network',
         )
       throw new ProbeStopped(
