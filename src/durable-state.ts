@@ -1,7 +1,6 @@
 // What a durable store (the data file, Redis, localStorage) takes of the core: the state beside the data, and another copy's writes.
 import { z } from 'zod'
-import type { DurableExtras, StoreWrite } from './model/store.ts'
-import type { CreatedRecord } from './model/db.ts'
+import type { DurableExtras, StoreSource } from './model/store.ts'
 import {
   SavedIdempotencyKeySchema,
   SavedScenariosSchema,
@@ -18,9 +17,7 @@ import type { SandboxCore } from './sandbox.ts'
  * sees: the data (`dump()`), with the answered idempotency keys and the
  * queued scenarios beside it.
  */
-export interface DurableState {
-  /** Everything to store: the data format's, keys and scenarios beside it. */
-  dump(): SandboxData & DurableExtras
+export interface DurableState extends StoreSource {
   /** Settles once no seeding is under way, even one a reset started meanwhile. */
   settled(): Promise<void>
   /**
@@ -29,33 +26,6 @@ export interface DurableState {
    * not in the format.
    */
   restore(input: Partial<Record<keyof DurableExtras, unknown>>): void
-  /**
-   * Takes a whole state that another replica stored: the data, the keys and
-   * the scenarios are the state's; this copy's journal stays.
-   */
-  replace(state: SandboxData & DurableExtras): Promise<void>
-  /**
-   * Applies one write that another replica stored: its record, its key, or
-   * the clocks, scenarios or new account of an admin call.
-   */
-  apply(write: StoreWrite): Promise<void>
-  /** As `StoreSource.dumpShared`: the state without customers and tokens, and their counts. */
-  dumpShared(): {
-    state: SandboxData & DurableExtras
-    counts: Record<string, number>
-  }
-  /** Adds customers and tokens another replica stored, as it loads their account. */
-  insert(records: readonly CreatedRecord[]): Promise<void>
-  /** The account of a loaded API key or token with `credential` as its secret. */
-  accountOf(credential: string): string | undefined
-  /** Sets how many customers and tokens a shared store holds beyond those loaded. */
-  holdElsewhere(count: number): void
-  /** How many customers and tokens this copy holds, and of one account. */
-  heldRecords(accountId?: string): number
-  /** Every account's id. */
-  accountIds(): string[]
-  /** Drops one account's customers and tokens from this copy. */
-  evict(accountId: string): Promise<void>
 }
 
 /**

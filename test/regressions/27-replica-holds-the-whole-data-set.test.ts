@@ -17,6 +17,19 @@ import { postCustomer, startServer } from '../_servers.ts'
 
 const CUSTOMERS = 300
 
+/** A Redis, and the first replica on it, which seeds it with unique emails. */
+async function seededFleet(namespace: string) {
+  const redis = await startRedis()
+  const store = { url: redis.url, namespace }
+  const options = {
+    seed: 1,
+    customersPerAccount: CUSTOMERS,
+    uniqueEmail: true,
+    store,
+  }
+  return { store, options, first: await startServer(options) }
+}
+
 const mintToken = async (url: string, key: string): Promise<string> => {
   const answer = await fetch(`${url}/v2/tokens`, {
     method: 'POST',
@@ -34,15 +47,7 @@ const mintToken = async (url: string, key: string): Promise<string> => {
 }
 
 it('loads only the accounts its requests ask for, and their records whole', async () => {
-  const redis = await startRedis()
-  const store = { url: redis.url, namespace: 'lazy' }
-  const options = {
-    seed: 1,
-    customersPerAccount: CUSTOMERS,
-    uniqueEmail: true,
-    store,
-  }
-  const first = await startServer(options)
+  const { options, first } = await seededFleet('lazy')
   const seeded = first.sandbox.db.customers.findMany()
   const ofOne = (accountId: string) =>
     seeded.filter((c) => c.account_id === accountId)
@@ -137,15 +142,7 @@ it('counts the records it has not loaded towards limits.records', async () => {
 })
 
 it('lets go of the account used longest ago past cacheRecords, and loads it again when asked', async () => {
-  const redis = await startRedis()
-  const store = { url: redis.url, namespace: 'lazy-cache' }
-  const options = {
-    seed: 1,
-    customersPerAccount: CUSTOMERS,
-    uniqueEmail: true,
-    store,
-  }
-  const first = await startServer(options)
+  const { store, options, first } = await seededFleet('lazy-cache')
   const [one, two] = DEFAULT_ACCOUNTS.map((fixture) => fixture.id)
   const emailOf = (accountId: string) =>
     first.sandbox.db.customers.findFirst((q) =>
