@@ -29,7 +29,7 @@ import {
 import { createRateLimiter } from './request/rate-limit.ts'
 import { PERSONA_RATE_LIMIT } from './model/personas.ts'
 import { operationRoute } from './request/pipeline.ts'
-import { storageProblem } from './request/errors.ts'
+import { storageProblem } from './request/storage-problem.ts'
 import { storeChange } from './request/sandbox-api.ts'
 import { createRouter, type Router } from './request/router.ts'
 import type { SandboxCore } from './sandbox.ts'

@@ -150,17 +150,5 @@ export function reportUnexpected(error: unknown, requestId?: string): void {
   )
 }
 
-/**
- * `storageUnavailable` (storage-errors.ts), loaded when a store first fails:
- * a page without a store carries none of its words.
- *
- * @example
- * throw await storageProblem(error, store)
- */
-export const storageProblem = async (
-  ...args: Parameters<typeof import('./storage-errors.ts').storageUnavailable>
-): Promise<SandboxError> =>
-  (await import('./storage-errors.ts')).storageUnavailable(...args)
-
 /** The Retry-After of `storage_unavailable` and of a degraded health check. */
 export const STORAGE_RETRY_AFTER_SECONDS = 5

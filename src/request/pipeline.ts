@@ -13,12 +13,8 @@ import { StoreConflict, type Store, type StoreWrite } from '../model/store.ts'
 import type { Database } from '../model/db.ts'
 import type { RateLimitResult } from './rate-limit.ts'
 import type { OperationSpec } from './define-operation.ts'
-import {
-  SandboxError,
-  STATUS_TEXT,
-  storageProblem,
-  validationError,
-} from './errors.ts'
+import { storageProblem } from './storage-problem.ts'
+import { SandboxError, STATUS_TEXT, validationError } from './errors.ts'
 import type { Operation } from './journal.ts'
 import { LimitReachedError, limitHint } from './limits.ts'
 import { renderError } from './router.ts'

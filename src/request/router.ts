@@ -7,12 +7,8 @@ import type {
   RouteCall,
   SandboxContext,
 } from './context.ts'
-import {
-  problemJson,
-  reportUnexpected,
-  SandboxError,
-  storageProblem,
-} from './errors.ts'
+import { storageProblem } from './storage-problem.ts'
+import { problemJson, reportUnexpected, SandboxError } from './errors.ts'
 import type { JournalEntry } from './journal.ts'
 import { LimitReachedError, limitReached } from './limits.ts'
 import { clip } from './validation.ts'
