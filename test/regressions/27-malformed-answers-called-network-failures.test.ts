@@ -34,8 +34,11 @@ it('says an answer with both Content-Length and Transfer-Encoding breaks HTTP', 
     ),
   )
   const { exitCode, report } = await verifyAgainst(url, '--max-requests', '6')
-  expect(report).toContain(
-    'the answer has both a Content-Length and a Transfer-Encoding, which HTTP forbids (HPE_UNEXPECTED_CONTENT_LENGTH)',
+  // @note Node 20 and 22 refuse the headers as they parse them; Node 24's
+  // fetch reads on and finds the body's length wrong. Either is said as
+  // what the answer did, not as the network.
+  expect(report).toMatch(
+    /the answer has both a Content-Length and a Transfer-Encoding, which HTTP forbids \(HPE_UNEXPECTED_CONTENT_LENGTH\)|the answer's body is longer or shorter than its Content-Length/,
   )
   expect(report).not.toContain('the network failed')
   expect(exitCode).toBe(3)
