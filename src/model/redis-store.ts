@@ -560,19 +560,30 @@ export async function openRedisStore(
   })
   const isLoaded = (account: string): boolean =>
     loaded === 'all' || loaded.has(account)
-  const tellHeld = (): void => {
-    let sum = 0
-    for (const count of held.values()) sum += count
-    source.holdElsewhere(sum)
+  // The sum of `held`, kept as it changes: an applied write of an account
+  // not loaded here adds one, and must not cost a walk over every account.
+  let heldSum = 0
+  const tellHeld = (): void => source.holdElsewhere(heldSum)
+  /** Replaces the counts of records held in Redis alone, all of them. */
+  const holdAll = (counts: Iterable<[string, number]>): void => {
+    held = new Map(counts)
+    heldSum = 0
+    for (const count of held.values()) heldSum += count
+    tellHeld()
+  }
+  /** Sets how many records one account holds in Redis alone (none: it is loaded). */
+  const holdOne = (account: string, count: number): void => {
+    heldSum += count - (held.get(account) ?? 0)
+    if (count === 0) held.delete(account)
+    else held.set(account, count)
   }
   /** Takes the records of a state this replica applied: its generation's, or its own. */
   const adoptGeneration = (
     entry: Extract<LogEntry, { state: unknown }>,
   ): void => {
     gen = entry.gen
-    held = new Map(gen === undefined ? [] : Object.entries(entry.counts ?? {}))
     loaded = gen === undefined ? 'all' : new Set()
-    tellHeld()
+    holdAll(gen === undefined ? [] : Object.entries(entry.counts ?? {}))
   }
   /** A write of another replica, without its record when its account is not loaded here (counted instead). */
   const loadedPart = (write: StoreWrite): StoreWrite => {
@@ -580,7 +591,7 @@ export async function openRedisStore(
     if (created === undefined) return write
     const account = accountOfRecord(created)
     if (isLoaded(account)) return write
-    held.set(account, (held.get(account) ?? 0) + 1)
+    holdOne(account, (held.get(account) ?? 0) + 1)
     tellHeld()
     return rest
   }
@@ -851,7 +862,7 @@ export async function openRedisStore(
         await source.evict(account)
         accounts.delete(account)
         used.delete(account)
-        held.set(account, count)
+        holdOne(account, count)
       }
       tellHeld()
     })
@@ -908,7 +919,7 @@ export async function openRedisStore(
             .map((text, at) => parseRecord(text, account, at)),
         )
         if (loaded !== 'all') loaded.add(account)
-        held.delete(account)
+        holdOne(account, 0)
         tellHeld()
         return
       }
@@ -952,8 +963,7 @@ export async function openRedisStore(
           lossSaid = false
           gen = state.entry.gen
           loaded = 'all'
-          held = new Map()
-          tellHeld()
+          holdAll([])
           // A new log: nothing this replica decides now is late.
           lastRemote = seen
           lost = false
@@ -1228,8 +1238,7 @@ export async function openRedisStore(
         if (state.lists) {
           gen = state.entry.gen
           loaded = 'all'
-          held = new Map()
-          tellHeld()
+          holdAll([])
         }
       } else {
         writes++
