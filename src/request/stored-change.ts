@@ -7,9 +7,10 @@ import { StoreConflict, type Store } from '../model/store.ts'
 /**
  * Runs a resolver of the sandbox's own API on a sandbox with a durable
  * store: a read as it is, a change through `storeChange`. A store that
- * loads accounts as asked (a fleet's replica) loads them all first, since
- * these calls read and change them all; the health check, polled, reads
- * none.
+ * loads accounts as asked (a fleet's replica) loads them all first for the
+ * calls that read or change customers and tokens (the state, a reset,
+ * snapshots, the export); the others (the health check, polled, the
+ * clocks, scenarios, latency, journal and keys) load none.
  *
  * @example
  * await runStored(ctx, store, call, () => resolve(sandboxCall))
@@ -20,8 +21,8 @@ export async function runStored(
   { request, path }: RouteCall,
   resolve: () => Response | Promise<Response>,
 ): Promise<Response> {
-  const release =
-    path === '/__sandbox/health' ? undefined : await loadAll(store)
+  const records = readsRecords(path)
+  const release = records ? await loadAll(store) : undefined
   try {
     // A read changes nothing: the health check, polled, pays no watch.
     if (request.method === 'GET') return await resolve()
@@ -30,11 +31,22 @@ export async function runStored(
       store,
       resolve,
       (response) => response.status < 300,
+      records,
     )
   } finally {
     release?.()
   }
 }
+
+/**
+ * The calls that neither read nor change customers and tokens: a replica
+ * that loads accounts as asked answers them without loading any.
+ */
+const WITHOUT_RECORDS =
+  /^\/__sandbox\/(?:health|clock|scenarios|latency|requests|assumptions|api-keys|account\/.*)$/
+
+/** Whether a `/__sandbox/` call reads or changes customers and tokens. */
+const readsRecords = (path: string): boolean => !WITHOUT_RECORDS.test(path)
 
 /**
  * Runs `change`, a change of the sandbox's own state (a `/__sandbox/` call,
@@ -46,7 +58,9 @@ export async function runStored(
  * takes what the store holds and `change` runs again. A write the store
  * refuses throws `storage_unavailable` (503): a small change is taken back
  * first; a whole one stays in memory where the store cannot put back what
- * it holds (the data file), and the next write stores it.
+ * it holds (the data file), and the next write stores it. With `records`
+ * false (a call that neither reads nor changes customers and tokens), a
+ * store that loads accounts as asked loads none first.
  *
  * @example
  * await storeChange(ctx, store, () => unstored.reset(2))
@@ -56,13 +70,14 @@ export async function storeChange<T>(
   store: Store,
   change: () => T | Promise<T>,
   stores: (result: T) => boolean = () => true,
+  records = true,
 ): Promise<T> {
-  if (store.resync) return storeEachChange(ctx, store, change, stores)
+  if (store.resync) return storeEachChange(ctx, store, change, stores, records)
   // @note One change at a time on a store that cannot put back what it
   // holds: a change taken back after a failure then never takes with it
   // another one decided on top of it.
   const turn = (ctx.adminTurn ?? Promise.resolve()).then(() =>
-    storeEachChange(ctx, store, change, stores),
+    storeEachChange(ctx, store, change, stores, records),
   )
   ctx.adminTurn = turn.catch(() => {})
   return turn
@@ -73,11 +88,12 @@ async function storeEachChange<T>(
   store: Store,
   change: () => T | Promise<T>,
   stores: (result: T) => boolean,
+  records: boolean,
 ): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     // A whole state stored from a copy without every account would drop
     // the others' records: each attempt loads them (a resync unloads).
-    const release = await loadAll(store)
+    const release = records ? await loadAll(store) : undefined
     try {
       const decided = await decideAndStore(ctx, store, change, stores)
       if (decided.done) return decided.result
