@@ -4,6 +4,7 @@ import { rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Writable } from 'node:stream'
+import { createClient } from '@redis/client'
 import { expect, inject, onTestFinished } from 'vitest'
 import { DEMO_KEY_ONE } from '../fixtures/demo-keys.ts'
 import {
@@ -12,6 +13,7 @@ import {
   type SandboxServerOptions,
 } from '../src/runtimes/node.ts'
 import { main } from '../src/cli/cli.ts'
+import { startRedis } from './_redis.ts'
 import { spawnCli, type Spawned, type SpawnOptions } from './_spawn.ts'
 
 // @note Everything here is undone when the current test finishes. vitest runs
@@ -335,4 +337,29 @@ export async function writeSession(folder: string): Promise<string> {
   await writeFile(path, JSON.stringify(source.sandbox.export()))
   await source.close()
   return path
+}
+
+/**
+ * A fresh Redis, a `start` of replicas on it that seed no customers, in one
+ * `namespace`, and a client of that Redis (for the damage a test does by
+ * hand); all stopped when the test finishes.
+ *
+ * @example
+ * const { start, client } = await emptyFleet('lost')
+ * const [first, second] = [await start(), await start()]
+ * await client.flushAll()
+ */
+export async function emptyFleet(namespace: string) {
+  const redis = await startRedis()
+  const options = {
+    seed: 1,
+    customersPerAccount: 0,
+    store: { url: redis.url, namespace },
+  }
+  const client = createClient({ url: redis.url }).on('error', () => {})
+  onTestFinished(() => {
+    if (client.isOpen) client.destroy()
+  })
+  await client.connect()
+  return { redis, client, start: () => startServer(options) }
 }

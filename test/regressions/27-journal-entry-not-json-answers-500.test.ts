@@ -1,7 +1,5 @@
-import { createClient } from '@redis/client'
 import { expect, it } from 'vitest'
-import { startRedis } from '../_redis.ts'
-import { createNamed, startServer } from '../_servers.ts'
+import { createNamed, emptyFleet } from '../_servers.ts'
 
 // One entry of the fleet's journal in Redis that was not JSON (pushed by
 // hand, or by another program into the namespace) made every read of the
@@ -10,15 +8,9 @@ import { createNamed, startServer } from '../_servers.ts'
 // with the requests it holds.
 
 it('answers the journal with the requests it holds when Redis holds an entry that is not one', async () => {
-  const redis = await startRedis()
-  const server = await startServer({
-    seed: 1,
-    customersPerAccount: 0,
-    store: { url: redis.url, namespace: 'bad-journal' },
-  })
+  const { start, client } = await emptyFleet('bad-journal')
+  const server = await start()
   expect((await createNamed(server.url, 'Ada')).status).toBe(201)
-  const client = createClient({ url: redis.url }).on('error', () => {})
-  await client.connect()
   await client.rPush('{bad-journal}:journal', ['not json', '{"x":1}'])
   client.destroy()
 

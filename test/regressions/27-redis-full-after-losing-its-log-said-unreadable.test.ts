@@ -1,7 +1,5 @@
-import { createClient } from '@redis/client'
 import { expect, it } from 'vitest'
-import { startRedis } from '../_redis.ts'
-import { createNamed, startServer } from '../_servers.ts'
+import { createNamed, emptyFleet } from '../_servers.ts'
 
 // After Redis lost the log, a replica starts it again with a write; when
 // Redis refused that write (out of memory under maxmemory, a read-only
@@ -11,15 +9,9 @@ import { createNamed, startServer } from '../_servers.ts'
 // to ok once Redis takes writes again.
 
 it('says Redis refused the write when it cannot start the lost log again, and recovers', async () => {
-  const redis = await startRedis()
-  const server = await startServer({
-    seed: 1,
-    customersPerAccount: 0,
-    store: { url: redis.url, namespace: 'full' },
-  })
+  const { start, client } = await emptyFleet('full')
+  const server = await start()
   expect((await createNamed(server.url, 'Before')).status).toBe(201)
-  const client = createClient({ url: redis.url }).on('error', () => {})
-  await client.connect()
   await client.flushAll()
   await client.configSet({ maxmemory: '1', 'maxmemory-policy': 'noeviction' })
 

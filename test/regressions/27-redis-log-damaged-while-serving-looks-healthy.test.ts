@@ -1,7 +1,5 @@
-import { createClient } from '@redis/client'
 import { expect, it } from 'vitest'
-import { startRedis } from '../_redis.ts'
-import { createNamed, startServer } from '../_servers.ts'
+import { createNamed, emptyFleet } from '../_servers.ts'
 
 // A namespace's log damaged while replicas served (an entry that is not
 // this sandbox's, the key overwritten with another type) made every call
@@ -15,14 +13,8 @@ const health = async (url: string) => {
 }
 
 it('says degraded, naming what it cannot read, while the log holds a foreign entry or another type, and recovers once it is mended', async () => {
-  const redis = await startRedis()
-  const server = await startServer({
-    seed: 1,
-    customersPerAccount: 0,
-    store: { url: redis.url, namespace: 'damaged' },
-  })
-  const client = createClient({ url: redis.url }).on('error', () => {})
-  await client.connect()
+  const { start, client } = await emptyFleet('damaged')
+  const server = await start()
   const log = '{damaged}:log'
   expect((await createNamed(server.url, 'Before')).status).toBe(201)
 

@@ -1,7 +1,5 @@
-import { createClient } from '@redis/client'
 import { expect, it } from 'vitest'
-import { startRedis } from '../_redis.ts'
-import { createNamed, customerNames, startServer } from '../_servers.ts'
+import { createNamed, customerNames, emptyFleet } from '../_servers.ts'
 
 // When Redis lost the log (FLUSHALL, a restart without persistence) and
 // another replica wrote it again, from its own copy, before this one read,
@@ -13,21 +11,12 @@ import { createNamed, customerNames, startServer } from '../_servers.ts'
 // good. A replica now checks the mark of the entry just before its place.
 
 it('keeps two replicas on one history when the log Redis lost grew back to the same length', async () => {
-  const redis = await startRedis()
-  const options = {
-    seed: 1,
-    customersPerAccount: 0,
-    store: { url: redis.url, namespace: 'grown-back' },
-  }
-  const first = await startServer(options)
-  const second = await startServer(options)
+  const { start, client } = await emptyFleet('grown-back')
+  const [first, second] = [await start(), await start()]
   // The log: the seeded state, then First (both replicas follow it).
   expect((await createNamed(first.url, 'First')).status).toBe(201)
   await customerNames(second.url)
-  const client = createClient({ url: redis.url }).on('error', () => {})
-  await client.connect()
   await client.flushAll()
-  client.destroy()
 
   // The second replica writes the log again: its state, then Second, as
   // long as the first replica's place after First.

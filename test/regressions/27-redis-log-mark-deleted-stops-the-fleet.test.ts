@@ -1,7 +1,5 @@
-import { createClient } from '@redis/client'
 import { expect, it } from 'vitest'
-import { startRedis } from '../_redis.ts'
-import { createNamed, customerNames, startServer } from '../_servers.ts'
+import { createNamed, customerNames, emptyFleet } from '../_servers.ts'
 
 // Deleting the key that marks where the log's last whole state is (a DEL by
 // hand, a cleanup script matching too much) stopped every replica for good:
@@ -11,18 +9,10 @@ import { createNamed, customerNames, startServer } from '../_servers.ts'
 // again, marks it, and serves on.
 
 it('serves on, with every record, after the mark of the last whole state was deleted', async () => {
-  const redis = await startRedis()
-  const options = {
-    seed: 1,
-    customersPerAccount: 0,
-    store: { url: redis.url, namespace: 'unmarked' },
-  }
-  const first = await startServer(options)
-  const second = await startServer(options)
+  const { start, client } = await emptyFleet('unmarked')
+  const [first, second] = [await start(), await start()]
   expect((await createNamed(first.url, 'Before')).status).toBe(201)
   await customerNames(second.url)
-  const client = createClient({ url: redis.url }).on('error', () => {})
-  await client.connect()
   expect(await client.del('{unmarked}:last-state')).toBe(1)
 
   expect((await createNamed(second.url, 'After')).status).toBe(201)
