@@ -434,6 +434,12 @@ const commandCalls = (info: string): number =>
     .filter(([, name]) => SENT.has(name!))
     .reduce((sum, [, , calls]) => sum + Number(calls), 0)
 
+/** Microseconds Redis spent in the commands a replica sends (scripts whole), since the last `CONFIG RESETSTAT`. */
+const commandUsec = (info: string): number =>
+  [...info.matchAll(/cmdstat_(\w+):calls=\d+,usec=(\d+)/g)]
+    .filter(([, name]) => SENT.has(name!))
+    .reduce((sum, [, , usec]) => sum + Number(usec), 0)
+
 /**
  * `--store redis://…`: one replica on a Redis of its own against the same
  * server in memory, in the same run; the Redis commands per API call, from
@@ -470,6 +476,7 @@ async function benchRedis(): Promise<void> {
       const memory: Load[] = []
       const shared: Load[] = []
       const perCall: number[] = []
+      const usecPerCall: number[] = []
       for (let run = 0; run < RUNS; run++) {
         floor.push(
           await load(
@@ -485,12 +492,20 @@ async function benchRedis(): Promise<void> {
         shared.push(figures)
         // Every command, the replica's start included, against every call
         // the load answered 201 (warm-up included).
-        const calls = commandCalls(redis.cli('info', 'commandstats'))
-        perCall.push(calls / Math.max(1, figures.ok))
+        const stats = redis.cli('info', 'commandstats')
+        perCall.push(commandCalls(stats) / Math.max(1, figures.ok))
+        usecPerCall.push(commandUsec(stats) / Math.max(1, figures.ok))
       }
       const ratios = shared.map((l, run) => l.rps / memory[run]!.rps)
       const ratio = median(ratios)
-      result[`redis${path}`] = { floor, memory, shared, ratios, perCall }
+      result[`redis${path}`] = {
+        floor,
+        memory,
+        shared,
+        ratios,
+        perCall,
+        usecPerCall,
+      }
       row(
         'redis',
         `POST ${path} on Redis vs in memory, one replica, c=${CONNECTIONS}`,
@@ -521,6 +536,16 @@ async function benchRedis(): Promise<void> {
         commands.toFixed(2),
         '≤ 2',
         commands <= 2,
+      )
+      // Every key of one sandbox shares one hash tag, so one Redis node
+      // (one core) takes all its writes, a Cluster's included: the time
+      // Redis spends per write bounds what a fleet of replicas can send.
+      const usec = median(usecPerCall)
+      const ceiling = 1e6 / usec
+      row(
+        'redis',
+        `POST ${path}: Redis time per created record (INFO commandstats), so one sandbox's writes/s on one Redis node`,
+        `${usec.toFixed(1)} µs: ≤ ${ceiling.toFixed(0)}/s, ${(ceiling / median(shared.map((l) => l.rps))).toFixed(1)} replicas at this one's rate`,
       )
     }
 
