@@ -1,17 +1,21 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { defineConfig } from 'vitest/config'
+import { RUNS_ONCE } from './test/_runs-once.ts'
 
 // Every test file that starts a server with `startServer` or spawns the CLI
 // runs again on the file store and on the Redis store (see `storeUnderTest`
 // in test/_servers.ts and `storeFlagsUnderTest` in test/_spawn.ts), with its
-// assertions unchanged.
+// assertions unchanged; but one whose servers each name their own store
+// (RUNS_ONCE, checked as they start) runs once.
 const serverTests = readdirSync('test', { recursive: true, encoding: 'utf8' })
   .filter((name) => name.endsWith('.test.ts') && !name.includes('browser'))
-  .filter((name) =>
-    /\b(?:startServer|startCli|runCli|spawnCli)\(/.test(
-      readFileSync(`test/${name}`, 'utf8'),
-    ),
-  )
+  .filter((name) => {
+    const text = readFileSync(`test/${name}`, 'utf8')
+    return (
+      /\b(?:startServer|startCli|runCli|spawnCli)\(/.test(text) &&
+      !text.includes(RUNS_ONCE)
+    )
+  })
   .map((name) => `test/${name}`)
 
 export default defineConfig(({ mode }) => ({

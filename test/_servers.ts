@@ -14,7 +14,12 @@ import {
 } from '../src/runtimes/node.ts'
 import { main } from '../src/cli/cli.ts'
 import { startRedis } from './_redis.ts'
-import { spawnCli, type Spawned, type SpawnOptions } from './_spawn.ts'
+import {
+  checkRunsOnStoreUnderTest,
+  spawnCli,
+  type Spawned,
+  type SpawnOptions,
+} from './_spawn.ts'
 
 // @note Everything here is undone when the current test finishes. vitest runs
 // `onTestFinished` callbacks last registered first, so a server started on a
@@ -117,6 +122,7 @@ export function storeUnderTest(
 ): SandboxServerOptions {
   const kind = process.env.SANDBOX_TEST_STORE
   if (options.dataFile !== undefined || options.store !== undefined) return {}
+  checkRunsOnStoreUnderTest()
   if (kind === 'file') return { dataFile: join(tempFolderNow(), 'data.json') }
   if (kind === 'redis') {
     return {

@@ -1,11 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { inject, onTestFinished } from 'vitest'
+import { expect, inject, onTestFinished } from 'vitest'
+import { RUNS_ONCE } from './_runs-once.ts'
 
 /** The built `bin`, as consumers run it. */
 export const BIN = fileURLToPath(new URL('../dist/bin.js', import.meta.url))
@@ -67,12 +68,13 @@ export function storeFlagsUnderTest(
     throw new Error(
       `SANDBOX_TEST_STORE is memory, file or redis, not "${kind}".`,
     )
-  if (kind === undefined || kind === 'memory') return []
   if (args[0] === 'verify' || args[0] === 'record') return []
   if (args.some((arg) => NAMES_A_STORE.test(arg) || SERVES_NOTHING.test(arg)))
     return []
   const named = { ...process.env, ...env }
   if (named.SANDBOX_DATA_FILE || named.SANDBOX_STORE) return []
+  checkRunsOnStoreUnderTest()
+  if (kind === undefined || kind === 'memory') return []
   // @note Made at once, so that the clean-up is registered before any await:
   // in a concurrent suite, the current test is known only until then.
   const folder = mkdtempSync(join(tmpdir(), 'cts-cli-store-'))
@@ -176,4 +178,29 @@ export function spawnCli(
       })
     },
   }
+}
+
+const claims = new Map<string, boolean>()
+
+/**
+ * Throws when the current test's file says that every server in it names
+ * its own store (`RUNS_ONCE`): called by a helper about to put a server on
+ * the store under test, so that the claim, which runs the file once, is
+ * never wrong.
+ *
+ * @example
+ * if (options.store === undefined) checkRunsOnStoreUnderTest()
+ */
+export function checkRunsOnStoreUnderTest(): void {
+  const path = expect.getState().testPath
+  if (path === undefined) return
+  let says = claims.get(path)
+  if (says === undefined) {
+    says = readFileSync(path, 'utf8').includes(RUNS_ONCE)
+    claims.set(path, says)
+  }
+  if (says)
+    throw new Error(
+      `${path} says that every server in it names its own store, and runs once; this one names none. Name its store, or remove the line so that the file runs on every store.`,
+    )
 }

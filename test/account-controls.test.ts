@@ -1,3 +1,4 @@
+// Runs once: every server here names its own store.
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { DEMO_KEY_ONE } from '../fixtures/demo-keys.ts'

@@ -1,3 +1,4 @@
+// Runs once: every server here names its own store.
 import { copyFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { expect, it } from 'vitest'

@@ -1,3 +1,4 @@
+// Runs once: every server here names its own store.
 import { spawnSync } from 'node:child_process'
 import { readdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'

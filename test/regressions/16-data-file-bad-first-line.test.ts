@@ -1,3 +1,4 @@
+// Runs once: every server here names its own store.
 import { readFile, writeFile } from 'node:fs/promises'
 import { expect, it } from 'vitest'
 import { DataFileError } from '../../src/model/data-file.ts'

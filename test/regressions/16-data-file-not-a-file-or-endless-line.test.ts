@@ -1,3 +1,4 @@
+// Runs once: every server here names its own store.
 import { execFileSync } from 'node:child_process'
 import { readFile, stat, truncate, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'

@@ -1,3 +1,4 @@
+// Runs once: every server here names its own store.
 import { expect, it } from 'vitest'
 import { createSandbox } from '../../src/index.ts'
 import { startServer, tempDataFile } from '../_servers.ts'

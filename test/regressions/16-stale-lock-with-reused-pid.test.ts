@@ -1,3 +1,4 @@
+// Runs once: every server here names its own store.
 import { spawn } from 'node:child_process'
 import { readFile, writeFile } from 'node:fs/promises'
 import { expect, it } from 'vitest'

@@ -1,3 +1,4 @@
+// Runs once: every server here names its own store.
 import { appendFile, copyFile, readFile } from 'node:fs/promises'
 import { createClient } from '@redis/client'
 import { expect, it } from 'vitest'

@@ -1,3 +1,4 @@
+// Runs once: every server here names its own store.
 import { spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
 import { readFile, stat, utimes, writeFile } from 'node:fs/promises'

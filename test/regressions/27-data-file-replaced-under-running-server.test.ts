@@ -1,3 +1,4 @@
+// Runs once: every server here names its own store.
 import { existsSync } from 'node:fs'
 import { readFile, rename, rm, writeFile } from 'node:fs/promises'
 import { expect, it } from 'vitest'

@@ -1,3 +1,4 @@
+// Runs once: every server here names its own store.
 import { readFile } from 'node:fs/promises'
 import { expect, it } from 'vitest'
 import { LEDGER } from '../../src/contract.ts'

@@ -1,3 +1,4 @@
+// Runs once: every server here names its own store.
 import { expect, it } from 'vitest'
 import { storageUnavailable } from '../../src/request/storage-errors.ts'
 import { startRedis } from '../_redis.ts'

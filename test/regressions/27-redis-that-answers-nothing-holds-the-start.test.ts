@@ -1,3 +1,4 @@
+// Runs once: every server here names its own store.
 import { createServer, type Socket } from 'node:net'
 import { expect, it, onTestFinished } from 'vitest'
 import { runCli } from '../_servers.ts'

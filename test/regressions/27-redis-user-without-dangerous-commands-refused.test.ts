@@ -1,3 +1,4 @@
+// Runs once: every server here names its own store.
 import { createClient } from '@redis/client'
 import { expect, it } from 'vitest'
 import { startRedis } from '../_redis.ts'

@@ -1,3 +1,4 @@
+// Runs once: every server here names its own store.
 import { connect, createServer, type AddressInfo } from 'node:net'
 import { createClient } from '@redis/client'
 import { expect, it, onTestFinished } from 'vitest'

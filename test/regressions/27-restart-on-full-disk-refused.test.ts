@@ -1,3 +1,4 @@
+// Runs once: every server here names its own store.
 import { readFile, readlink } from 'node:fs/promises'
 import { expect, it } from 'vitest'
 import { createFiller, startCli, tempDataFile } from '../_servers.ts'

@@ -1,3 +1,4 @@
+// Runs once: every server here names its own store.
 import { appendFile, copyFile, readFile, stat } from 'node:fs/promises'
 import { join } from 'node:path'
 import { expect, it } from 'vitest'

@@ -1,3 +1,4 @@
+// Runs once: every server here names its own store.
 import { expect, it } from 'vitest'
 import { runCli } from '../_servers.ts'
 

@@ -1,3 +1,4 @@
+// Runs once: every server here names its own store.
 import { expect, it, vi } from 'vitest'
 import { startRedis } from '../_redis.ts'
 import { createNamed, startServer } from '../_servers.ts'

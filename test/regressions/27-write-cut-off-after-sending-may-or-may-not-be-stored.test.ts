@@ -1,3 +1,4 @@
+// Runs once: every server here names its own store.
 import { connect, createServer, type Socket } from 'node:net'
 import { expect, it, onTestFinished } from 'vitest'
 import { startRedis } from '../_redis.ts'

@@ -1,3 +1,4 @@
+// Runs once: every server here names its own store.
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect, it } from 'vitest'
