@@ -8,7 +8,7 @@ import {
 } from '../src/request/errors.ts'
 import { json } from '../src/request/pipeline.ts'
 import { STORAGE_RETRY_AFTER_SECONDS } from '../src/request/errors.ts'
-import type { SandboxCore } from '../src/sandbox.ts'
+import type { SandboxCore, SnapshotInfo } from '../src/sandbox.ts'
 import {
   ApiKeyBodySchema,
   ClockBodySchema,
@@ -404,6 +404,20 @@ const route = (
 
 const noContent = { 204: {} }
 
+/**
+ * The snapshots kept: a fleet's, as its store keeps them (another replica
+ * may have taken one), or this sandbox's.
+ */
+const snapshotsNow = async ({
+  ctx,
+  sandbox,
+}: SurfaceEnv): Promise<SnapshotInfo[]> =>
+  ctx.storage?.snapshots
+    ? (await import('../src/request/fleet-snapshots.ts')).listSnapshots(
+        ctx.storage,
+      )
+    : sandbox.snapshots()
+
 /** `?limit=N` of a journal read (`readLimit`). */
 export const LIMIT_PARAMETER: SurfaceParameter = {
   name: 'limit',
@@ -632,7 +646,7 @@ export const SANDBOX_ROUTES: readonly SurfaceRoute<SurfaceEnv>[] = [
       operationId: 'listSnapshots',
       answers: { 200: { schema: listOf('snapshots', 'SandboxSnapshot') } },
     },
-    (_, { sandbox }) => json(200, { snapshots: sandbox.snapshots() }),
+    async (_, env) => json(200, { snapshots: await snapshotsNow(env) }),
   ),
   route(
     'POST',
@@ -657,9 +671,10 @@ export const SANDBOX_ROUTES: readonly SurfaceRoute<SurfaceEnv>[] = [
       body: { schema: SnapshotBodySchema },
       throws: ['not_found'],
     },
-    async (call, { sandbox, unstored }) => {
+    async (call, env) => {
+      const { sandbox, unstored } = env
       const { name } = await call.body(SnapshotBodySchema)
-      if (!sandbox.snapshots().some((s) => s.name === name)) {
+      if (!(await snapshotsNow(env)).some((s) => s.name === name)) {
         throw new SandboxError(
           'not_found',
           `There is no snapshot named "${name}"; take one with POST /__sandbox/snapshots.`,

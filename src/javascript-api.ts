@@ -6,7 +6,12 @@ import type { Database } from './model/db.ts'
 import { unused, type IdKind } from './model/ids.ts'
 import { checkRoom, limitHint, LimitReachedError } from './request/limits.ts'
 import type { ResolvedOptions } from './options.ts'
-import type { AccountView, SandboxCore, TokenView } from './sandbox.ts'
+import type {
+  AccountView,
+  SandboxCore,
+  SnapshotInfo,
+  TokenView,
+} from './sandbox.ts'
 import {
   ACCOUNT_NAME_MAX,
   SANDBOX_DATA_FORMAT,
@@ -117,7 +122,14 @@ export function createJavaScriptApi(
   const { options } = ctx
   let seed = wiring.seed
   let nextAccountName = createAccountNamer(seed)
-  const snapshots = new Map<string, { data: SandboxData; created_at: string }>()
+  // This sandbox's snapshots; with a store that keeps a fleet's, those this
+  // replica took, without their data (the store keeps it).
+  const snapshots = new Map<
+    string,
+    { info: SnapshotInfo; data?: SandboxData }
+  >()
+  const fleetStore = () => (ctx.storage?.snapshots ? ctx.storage : undefined)
+  const fleet = () => import('./request/fleet-snapshots.ts')
   // Accounts that createApiKey() is inserting: they count for the limit.
   let accountsBeingCreated = 0
 
@@ -202,12 +214,12 @@ export function createJavaScriptApi(
   /** The snapshot kept under `name`; a `RangeError` when there is none. */
   const snapshotNamed = (name: string) => {
     const snapshot = snapshots.get(name)
-    if (!snapshot) {
+    if (!snapshot?.data) {
       throw new RangeError(
         `Failed to restore the snapshot "${name}": there is none by that name. Snapshots: ${[...snapshots.keys()].join(', ') || 'none'}.`,
       )
     }
-    return snapshot
+    return snapshot.data
   }
 
   const unstored: Pick<SandboxCore, 'reset' | 'restore'> = {
@@ -217,7 +229,11 @@ export function createJavaScriptApi(
       return replaceData()
     },
     async restore(name) {
-      const { data } = snapshotNamed(name)
+      // A fleet's store keeps the data of its snapshots.
+      const store = fleetStore()
+      const data = store
+        ? await (await fleet()).snapshotData(store, name)
+        : snapshotNamed(name)
       await replaceData({
         fill: (db) => insertSavedData(db, data),
         keepJournal: true,
@@ -381,33 +397,30 @@ export function createJavaScriptApi(
       await ctx.ready
       checkSnapshotName(name)
       const max = options.limits.snapshots
-      if (!snapshots.has(name) && snapshots.size >= max) {
+      const store = fleetStore()
+      const data = sandbox.dump()
+      const info = {
+        name,
+        created_at: ctx.clock.now().toISOString(),
+        customers: data.customers.length,
+        tokens: data.tokens.length,
+      }
+      // @note A fleet's store counts the snapshots of every replica.
+      if (
+        store
+          ? !(await (await fleet()).takeSnapshot(store, info, data, max))
+          : !snapshots.has(name) && snapshots.size >= max
+      ) {
         throw new LimitReachedError(
           'limits.snapshots',
-          `Failed to take the snapshot "${name}": ${snapshots.size} are kept, the most that limits.snapshots (${max}) allows. ${limitHint('limits.snapshots', 'Take it under the name of one to replace, reset the sandbox')}`,
+          `Failed to take the snapshot "${name}": ${store ? max : snapshots.size} are kept, the most that limits.snapshots (${max}) allows. ${limitHint('limits.snapshots', 'Take it under the name of one to replace, reset the sandbox')}`,
         )
       }
-      const data = sandbox.dump()
-      const created_at = ctx.clock.now().toISOString()
-      snapshots.set(name, { data, created_at })
-      return {
-        name,
-        created_at,
-        customers: data.customers.length,
-        tokens: data.tokens.length,
-      }
+      snapshots.set(name, store ? { info } : { info, data })
+      return { ...info }
     },
-    async restore(name) {
-      snapshotNamed(name)
-      return wiring.stored(() => unstored.restore(name))
-    },
-    snapshots: () =>
-      [...snapshots].map(([name, { data, created_at }]) => ({
-        name,
-        created_at,
-        customers: data.customers.length,
-        tokens: data.tokens.length,
-      })),
+    restore: (name) => wiring.stored(() => unstored.restore(name)),
+    snapshots: () => [...snapshots.values()].map(({ info }) => ({ ...info })),
     export: () => exportWith(sandbox.dump()),
   }
   return {

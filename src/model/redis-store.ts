@@ -19,6 +19,8 @@ import {
   StoreConflict,
   type DurableExtras,
   type SharedJournal,
+  type SharedSnapshotInfo,
+  type SharedSnapshots,
   type Store,
   type StoreFault,
   type StoreSource,
@@ -281,6 +283,18 @@ redis.call('SET', KEYS[1], kept)
 return kept
 `
 
+// Keeps a snapshot: its description ARGV[2] and data ARGV[3] under the
+// name ARGV[1] (KEYS[1], KEYS[2]), the name listed in the order taken
+// (KEYS[3]); 0, keeping nothing, when it is new and ARGV[4] are kept.
+const TAKE_SNAPSHOT = `#!lua
+local new = redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0
+if new and redis.call('HLEN', KEYS[1]) >= tonumber(ARGV[4]) then return 0 end
+if new then redis.call('RPUSH', KEYS[3], ARGV[1]) end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[3])
+return 1
+`
+
 // Counts a hit in a fixed window: INCR, and the window's end as its expiry.
 const HIT = `#!lua
 local count = redis.call('INCR', KEYS[1])
@@ -330,6 +344,13 @@ export async function openRedisStore(
   const fleetKey = `${tag}:options`
   const journalKey = `${tag}:journal`
   const marksKey = `${tag}:journal-marks`
+  // The named snapshots: each one's description and data by name, and the
+  // names in the order taken.
+  const snapshotKeys = {
+    infos: `${tag}:snapshots`,
+    datas: `${tag}:snapshot-data`,
+    order: `${tag}:snapshot-order`,
+  }
   const database = checkRedisUrl(url, shown)
   let connected = false
   let fault: StoreFault | undefined
@@ -1347,6 +1368,7 @@ export async function openRedisStore(
     length: sha1(LENGTH),
     hit: sha1(HIT),
     journal: sha1(JOURNAL),
+    takeSnapshot: sha1(TAKE_SNAPSHOT),
   }
   const reloadScripts =
     (script: string, keys: string[], args: string[]) =>
@@ -1377,6 +1399,9 @@ export async function openRedisStore(
       [journalKey, 'list', 'a list, its journal'],
       [marksKey, 'hash', "a hash, where each account's journal begins"],
       [fleetKey, 'string', 'a string, the options every replica shares'],
+      [snapshotKeys.infos, 'hash', 'a hash, its named snapshots'],
+      [snapshotKeys.datas, 'hash', 'a hash, the data of its named snapshots'],
+      [snapshotKeys.order, 'list', 'a list, the order of its named snapshots'],
     ]
     const reply = (await redis.eval(INSPECT, {
       keys: kept.map(([key]) => key),
@@ -1553,6 +1578,37 @@ export async function openRedisStore(
     }
   }
 
+  function createSnapshots(): SharedSnapshots {
+    const { infos, datas, order } = snapshotKeys
+    return {
+      take: (info, data, most) =>
+        bounded(
+          async () => {
+            const keys = [infos, datas, order]
+            const args = [info.name, JSON.stringify(info), data, String(most)]
+            const kept = await redis
+              .evalSha(scripts.takeSnapshot, { keys, arguments: args })
+              .catch(reloadScripts(TAKE_SNAPSHOT, keys, args))
+            return kept === 1
+          },
+          { writes: true },
+        ),
+      data: (name) =>
+        bounded(async () => (await redis.hGet(datas, name)) ?? undefined),
+      list: () =>
+        bounded(async () => {
+          const [names, texts] = await Promise.all([
+            redis.lRange(order, 0, -1),
+            redis.hGetAll(infos),
+          ])
+          return names.flatMap((name) => {
+            const info = snapshotInfo(texts[name])
+            return info ? [info] : []
+          })
+        }),
+    }
+  }
+
   // Taken now: a later start from the log (after Redis lost it) is no join.
   const joined = !founded
   return {
@@ -1571,6 +1627,7 @@ export async function openRedisStore(
       },
     },
     ...(journal && { journal }),
+    snapshots: createSnapshots(),
     sync: (credential) =>
       bounded(sync).then(() =>
         credential === undefined ? undefined : loadAccountOf(credential),
@@ -1746,6 +1803,24 @@ function journalEntry(text: string): JournalEntry | undefined {
 }
 
 /** One log entry, read from Redis: bounded, and in the log's shape. */
+/** A snapshot's description as kept; `undefined` for what this sandbox never wrote. */
+function snapshotInfo(
+  text: string | undefined,
+): SharedSnapshotInfo | undefined {
+  if (text === undefined) return undefined
+  try {
+    const info = JSON.parse(text) as Partial<SharedSnapshotInfo> | null
+    return typeof info?.name === 'string' &&
+      typeof info.created_at === 'string' &&
+      typeof info.customers === 'number' &&
+      typeof info.tokens === 'number'
+      ? (info as SharedSnapshotInfo)
+      : undefined
+  } catch {
+    return undefined
+  }
+}
+
 function parseEntry(text: string, at: number): LogEntry {
   if (text.length > MAX_ENTRY_BYTES) {
     throw badLog(
@@ -1830,6 +1905,7 @@ type Commands = Pick<
   | 'pExpire'
   | 'sAdd'
   | 'hGet'
+  | 'hGetAll'
   | 'hSet'
   | 'del'
 >

@@ -193,6 +193,11 @@ export interface Store {
    */
   journal?: SharedJournal
   /**
+   * The named snapshots that every replica of a fleet takes and restores;
+   * without it, each sandbox keeps its own in memory.
+   */
+  snapshots?: SharedSnapshots
+  /**
    * Stores one write. On failure `undo` has run (the record is gone from
    * memory again) before the promise rejects; a `StoreConflict` says that
    * another replica wrote first, and the write is to be decided again after
@@ -268,4 +273,25 @@ export interface SharedJournal {
   list(options: { limit?: number; accountId?: string }): Promise<JournalEntry[]>
   /** Empties the journal, or hides the entries so far from one account's view. */
   clear(accountId?: string): Promise<void>
+}
+
+/** What a snapshot's list shows of it. */
+export interface SharedSnapshotInfo {
+  name: string
+  created_at: string
+  customers: number
+  tokens: number
+}
+
+/** The named snapshots of a fleet, kept in its shared store. */
+export interface SharedSnapshots {
+  /**
+   * Keeps `data` (a whole state's JSON) under `info.name`, replacing one of
+   * that name; `false`, keeping nothing, when `most` others are kept.
+   */
+  take(info: SharedSnapshotInfo, data: string, most: number): Promise<boolean>
+  /** The JSON of the snapshot named `name`; `undefined` when none is kept. */
+  data(name: string): Promise<string | undefined>
+  /** Every snapshot kept, the first taken first. */
+  list(): Promise<SharedSnapshotInfo[]>
 }
