@@ -148,10 +148,7 @@ export function createDurableState(
           ctx.db.tokensOf(accountId).length,
     accountIds: () => ctx.db.accounts.all().map(({ id }) => id),
     async evict(accountId) {
-      await ctx.db.customers.deleteMany((q) =>
-        q.where({ account_id: accountId }),
-      )
-      await ctx.db.tokens.deleteMany((q) => q.where({ account_id: accountId }))
+      ctx.db.unload(accountId)
     },
     dump: () => withExtras(sandbox.dump()),
     async settled() {

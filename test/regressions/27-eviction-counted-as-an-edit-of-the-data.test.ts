@@ -1,0 +1,67 @@
+// Runs once: every server here names its own store.
+import { request } from 'node:http'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { expect, it } from 'vitest'
+import { startRedis } from '../_redis.ts'
+import { createNamed, startServer } from '../_servers.ts'
+
+// A replica on Redis let go of an account past `cacheRecords` by deleting
+// its customers one by one through @msw/data, which scans the collection
+// for each: an account of 50,000 customers held the event loop for seconds.
+// The deletes also counted as edits of the data, so a clock move under way
+// meanwhile was taken for a change of every record, to be stored as a whole
+// state that a replica holding some accounts cannot store: 503. Letting go
+// of an account is now one pass, and no edit.
+
+it('moves the clock while it lets go of an account, and answers 200', async () => {
+  const redis = await startRedis()
+  const options = {
+    seed: 1,
+    customersPerAccount: 50,
+    store: { url: redis.url, namespace: 'evict-edit' },
+  }
+  await startServer(options)
+  const replica = await startServer({
+    ...options,
+    store: { ...options.store, cacheRecords: 1 },
+  })
+  const { port } = new URL(replica.url)
+
+  // A clock move whose body is not all sent yet: its watch has begun.
+  const body = JSON.stringify({ advance_seconds: 60 })
+  const answer = new Promise<{ status: number; text: string }>(
+    (resolve, reject) => {
+      const call = request(
+        {
+          port,
+          method: 'POST',
+          path: '/__sandbox/clock',
+          headers: {
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(body),
+          },
+        },
+        (response) => {
+          let text = ''
+          response.setEncoding('utf8')
+          response.on('data', (chunk: string) => (text += chunk))
+          response.on('end', () =>
+            resolve({ status: response.statusCode!, text }),
+          )
+        },
+      )
+      call.on('error', reject)
+      call.write(body.slice(0, 5))
+      void sleep(200).then(async () => {
+        // A request of an account loads it; past cacheRecords the replica
+        // lets go of it once answered.
+        expect((await createNamed(replica.url, 'Ada')).status).toBe(201)
+        await sleep(200)
+        expect(replica.sandbox.db.customers.count()).toBe(0)
+        call.end(body.slice(5))
+      }, reject)
+    },
+  )
+  const { status, text } = await answer
+  expect(status, text).toBe(200)
+})
