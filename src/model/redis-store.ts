@@ -891,7 +891,11 @@ export async function openRedisStore(
         genKey,
         genKeys(current).list(account),
       ]
-      const args = [String(seen), current, String(READ_SLICE)]
+      // @note The place the entries begin at, kept: an append of this
+      // replica that settles meanwhile moves `seen` past its own entry,
+      // which the reply holds all the same.
+      const from = seen
+      const args = [String(from), current, String(READ_SLICE)]
       const reply = (await bounded(() =>
         redis
           .evalSha(scripts.load, { keys, arguments: args })
@@ -899,7 +903,7 @@ export async function openRedisStore(
       )) as string[]
       if (reply[0] === 'ok') {
         const count = Number(reply[1])
-        await applyEntries(seen, reply.slice(2, 2 + count))
+        await applyEntries(from, reply.slice(2, 2 + count))
         // A state among them began another generation: again.
         if (gen !== current || isLoaded(account)) continue
         await source.insert(
@@ -918,11 +922,11 @@ export async function openRedisStore(
         )
       }
       // Behind the log, or on a generation it left: catch up first.
-      const from = seen
-      const texts = await bounded(() => read(from))
+      const since = seen
+      const texts = await bounded(() => read(since))
       if (texts === 'rewritten') lost = true
       if (typeof texts === 'string') await startFromLastState()
-      else await applyEntries(from, texts)
+      else await applyEntries(since, texts)
     }
   }
 
