@@ -848,10 +848,13 @@ export async function openRedisStore(
         if (inUse.has(account)) continue
         const count = source.heldRecords(account)
         if (count === 0) continue
-        await source.evict(account)
+        // @note Unloaded before its records go: a request that asks for it
+        // while they go (its hold comes between two awaits here) loads it
+        // again after this turn, where it would be served without them.
         accounts.delete(account)
         used.delete(account)
         held.set(account, count)
+        await source.evict(account)
       }
       tellHeld()
     })
