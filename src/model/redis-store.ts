@@ -632,6 +632,21 @@ export async function openRedisStore(
   // answer comes, a read may return its entries, which this replica made.
   let inFlight: { from: number; texts: string[] } | undefined
 
+  // The whole state being put back, until its generation is this
+  // replica's: a request looks its credential up once it is in.
+  let replacing: Promise<void> | undefined
+  /** Puts back a whole state another replica stored, and takes its generation. */
+  const replaceWith = async (
+    entry: Extract<LogEntry, { state: unknown }>,
+  ): Promise<void> => {
+    // @note Unloaded first: a request that asks for an account while the
+    // state goes in (its lookup comes between two awaits) would find it
+    // loaded, and be answered from none of its records.
+    loaded = new Set()
+    await source.replace(entry.state)
+    adoptGeneration(entry)
+  }
+
   const applyEntries = async (from: number, texts: string[]) => {
     let at = from
     for (const text of texts) {
@@ -648,8 +663,13 @@ export async function openRedisStore(
         // replica's compaction: what this one applied already, in fewer
         // entries. Taken, it would unload every account for nothing.
         if (entry.gen === undefined || entry.gen !== gen) {
-          await source.replace(entry.state)
-          adoptGeneration(entry)
+          const putBack = replaceWith(entry)
+          replacing = putBack
+          try {
+            await putBack
+          } finally {
+            if (replacing === putBack) replacing = undefined
+          }
         }
         changes = 0
         writes = 0
@@ -779,6 +799,11 @@ export async function openRedisStore(
   const loadAccountOf = async (
     credential: string,
   ): Promise<(() => void) | undefined> => {
+    // @note Not in the data that a whole state being put back is filling:
+    // a credential not in it yet would load nothing, and its request
+    // would be answered from none of its account's records once it is.
+    for (let put = replacing; put !== undefined; put = replacing)
+      await put.catch(() => {})
     let account = source.accountOf(credential)
     if (account === undefined && loaded !== 'all' && gen !== undefined) {
       const index = genKeys(gen).tokens
@@ -1573,6 +1598,7 @@ export async function openRedisStore(
       bounded(sync).then(() =>
         credential === undefined ? undefined : loadAccountOf(credential),
       ),
+    loaded: isLoaded,
     async loadAll() {
       wholeInUse++
       try {
