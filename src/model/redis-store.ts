@@ -664,6 +664,21 @@ export async function openRedisStore(
   // answer comes, a read may return its entries, which this replica made.
   let inFlight: { from: number; texts: string[] } | undefined
 
+  // The whole state being put back, until its generation is this
+  // replica's: a request looks its credential up once it is in.
+  let replacing: Promise<void> | undefined
+  /** Puts back a whole state another replica stored, and takes its generation. */
+  const replaceWith = async (
+    entry: Extract<LogEntry, { state: unknown }>,
+  ): Promise<void> => {
+    // @note Unloaded first: a request that asks for an account while the
+    // state goes in (its lookup comes between two awaits) would find it
+    // loaded, and be answered from none of its records.
+    loaded = new Set()
+    await source.replace(entry.state)
+    adoptGeneration(entry)
+  }
+
   const applyEntries = async (from: number, texts: string[]) => {
     let at = from
     for (const text of texts) {
@@ -680,8 +695,13 @@ export async function openRedisStore(
         // replica's compaction: what this one applied already, in fewer
         // entries. Taken, it would unload every account for nothing.
         if (entry.gen === undefined || entry.gen !== gen) {
-          await source.replace(entry.state)
-          adoptGeneration(entry)
+          const putBack = replaceWith(entry)
+          replacing = putBack
+          try {
+            await putBack
+          } finally {
+            if (replacing === putBack) replacing = undefined
+          }
         }
         changes = 0
         writes = 0
@@ -811,6 +831,11 @@ export async function openRedisStore(
   const loadAccountOf = async (
     credential: string,
   ): Promise<(() => void) | undefined> => {
+    // @note Not in the data that a whole state being put back is filling:
+    // a credential not in it yet would load nothing, and its request
+    // would be answered from none of its account's records once it is.
+    for (let put = replacing; put !== undefined; put = replacing)
+      await put.catch(() => {})
     let account = source.accountOf(credential)
     if (account === undefined && loaded !== 'all' && gen !== undefined) {
       const index = genKeys(gen).tokens
@@ -880,10 +905,13 @@ export async function openRedisStore(
         if (inUse.has(account)) continue
         const count = source.heldRecords(account)
         if (count === 0) continue
-        await source.evict(account)
+        // @note Unloaded before its records go: a request that asks for it
+        // while they go (its hold comes between two awaits here) loads it
+        // again after this turn, where it would be served without them.
         accounts.delete(account)
         used.delete(account)
         holdOne(account, count)
+        await source.evict(account)
       }
       tellHeld()
     })
@@ -923,7 +951,11 @@ export async function openRedisStore(
         genKey,
         genKeys(current).list(account),
       ]
-      const args = [String(seen), current, String(READ_SLICE)]
+      // @note The place the entries begin at, kept: an append of this
+      // replica that settles meanwhile moves `seen` past its own entry,
+      // which the reply holds all the same.
+      const from = seen
+      const args = [String(from), current, String(READ_SLICE)]
       const reply = (await bounded(() =>
         redis
           .evalSha(scripts.load, { keys, arguments: args })
@@ -931,7 +963,7 @@ export async function openRedisStore(
       )) as string[]
       if (reply[0] === 'ok') {
         const count = Number(reply[1])
-        await applyEntries(seen, reply.slice(2, 2 + count))
+        await applyEntries(from, reply.slice(2, 2 + count))
         // A state among them began another generation: again.
         if (gen !== current || isLoaded(account)) continue
         await source.insert(
@@ -950,11 +982,11 @@ export async function openRedisStore(
         )
       }
       // Behind the log, or on a generation it left: catch up first.
-      const from = seen
-      const texts = await bounded(() => read(from))
+      const since = seen
+      const texts = await bounded(() => read(since))
       if (texts === 'rewritten') lost = true
       if (typeof texts === 'string') await startFromLastState()
-      else await applyEntries(from, texts)
+      else await applyEntries(since, texts)
     }
   }
 
@@ -1632,6 +1664,7 @@ export async function openRedisStore(
       bounded(sync).then(() =>
         credential === undefined ? undefined : loadAccountOf(credential),
       ),
+    loaded: isLoaded,
     async loadAll() {
       wholeInUse++
       try {

@@ -170,6 +170,12 @@ export interface Store {
    */
   loadAll?(): Promise<() => void>
   /**
+   * Whether this copy holds the account's records, for a store that loads
+   * them as asked: `false` once a whole new state put back let go of them
+   * under a request that `sync` loaded them for.
+   */
+  loaded?(accountId: string): boolean
+  /**
    * Puts back what the store holds, dropping this copy's own changes that it
    * did not take (after a `StoreConflict` of `saveState`).
    */

@@ -186,6 +186,11 @@ export async function runOperation(
     // (`now`): one account moving its clock must not expire another's keys.
     let answer: StoredResponse
     for (let attempt = 1; ; attempt++) {
+      // @note A store that loads accounts as asked holds this one until the
+      // answer; only a whole new state put back meanwhile (another
+      // replica's reset) lets go of it, and the checks would then read
+      // none of its records.
+      if (ctx.storage?.loaded?.(principal.accountId) === false) throw DROPPED
       // @note Taken just before the checks, which run before execute awaits.
       const decidedAt = ctx.storage?.version?.()
       const result = await spec.execute(
