@@ -38,12 +38,6 @@ import {
 import { clip } from '../src/request/validation.ts'
 import { LimitReachedError } from '../src/request/limits.ts'
 import { createStateTag, noneMatchHits } from '../src/request/state-tag.ts'
-import {
-  createPacer,
-  shareJson,
-  streamJson,
-  type Pacer,
-} from '../src/request/json-stream.ts'
 import type { SandboxData, SandboxSession } from '../src/model/schemas.ts'
 import type { OperationDefinition } from '../src/request/define-operation.ts'
 import type { DocumentedTable } from './openapi.ts'
@@ -256,9 +250,17 @@ export interface SurfaceParts {
 export interface SurfaceEnv {
   ctx: SandboxContext
   sandbox: SandboxCore
-  pacer: Pacer
-  /** Builds a large answer in its turn, and none for a client that left meanwhile. */
+  /**
+   * Builds a large answer in its turn, and none for a client that left
+   * meanwhile; `streamJson` and the shared parts are there once it runs.
+   */
   paced: (call: SandboxCall, build: () => Response) => Promise<Response>
+  /** `streamJson` (json-stream.ts) on this sandbox's pacer, inside `paced`. */
+  streamJson: (
+    status: number,
+    body: unknown,
+    headers?: Record<string, string>,
+  ) => Response
   stateTag: () => string
   /** The state without its time, one copy per version (its `ETag`). */
   sharedState: (tag: string) => object
@@ -308,6 +310,7 @@ function lastByVersion<V extends unknown[], T>(
 
 /** An export's record lists, each one shared part. */
 const shareRecords = (
+  shareJson: JsonStream['shareJson'],
   data: Pick<SandboxData, 'accounts' | 'api_keys' | 'customers' | 'tokens'>,
 ) => ({
   accounts: shareJson(data.accounts),
@@ -315,6 +318,8 @@ const shareRecords = (
   customers: shareJson(data.customers),
   tokens: shareJson(data.tokens),
 })
+
+type JsonStream = typeof import('../src/request/json-stream.ts')
 
 /** A session with `records` in place of its record lists, where they stood. */
 const withRecords = <T extends { data: object }>(
@@ -330,7 +335,11 @@ function createSurfaceEnv(
   // @note The answers that grow with the data (megabytes at thousands of
   // customers) are written in slices that share the event loop, not built
   // whole: the health check stays answered while many clients read them.
-  const pacer = createPacer()
+  // Their writer is loaded with the first (`paced`): a page that asks for
+  // none carries none of it.
+  let slices: JsonStream | undefined
+  let pacer: ReturnType<JsonStream['createPacer']> | undefined
+  const shareJson = (value: unknown) => slices!.shareJson(value)
   // @note Many clients reading one large answer at once share one copy of
   // what grows with the data, and one serialisation of it, per version:
   // built for each, 500 copies of an export filled the heap and its
@@ -355,14 +364,13 @@ function createSurfaceEnv(
   const sharedRecords = lastByVersion((_db: unknown, _revision: number) => {
     const session = sandbox.export()
     return {
-      include: shareRecords(session.data),
-      mask: shareRecords(maskSession(session).data),
+      include: shareRecords(shareJson, session.data),
+      mask: shareRecords(shareJson, maskSession(session).data),
     }
   })
   return {
     ctx,
     sandbox,
-    pacer,
     stateTag: createStateTag(ctx),
     sharedState,
     journalNow: (limit) =>
@@ -372,11 +380,14 @@ function createSurfaceEnv(
     unstored,
     table,
     async paced(call, build) {
+      slices ??= await import('../src/request/json-stream.ts')
+      pacer ??= slices.createPacer()
       await pacer.turn()
       // @note A network error is the one answer nobody waits for: the server
       // drops the connection, which is gone already.
       return call.request.signal.aborted ? Response.error() : build()
     },
+    streamJson: (...args) => slices!.streamJson(pacer!, ...args),
     latencyNow() {
       const latency = sandbox.scenarios.latency()
       return json(
@@ -483,7 +494,7 @@ export const SANDBOX_ROUTES: readonly SurfaceRoute<SurfaceEnv>[] = [
         },
       ],
     },
-    (call, { sandbox, paced, pacer, stateTag, sharedState }) =>
+    (call, { sandbox, paced, streamJson, stateTag, sharedState }) =>
       paced(call, () => {
         // @note A client that polls asks with the tag it has; an unchanged
         // state costs it a 304 instead of megabytes.
@@ -494,7 +505,6 @@ export const SANDBOX_ROUTES: readonly SurfaceRoute<SurfaceEnv>[] = [
         )
           ? new Response(null, { status: 304, headers })
           : streamJson(
-              pacer,
               200,
               {
                 ...sharedState(headers.etag),
@@ -562,13 +572,13 @@ export const SANDBOX_ROUTES: readonly SurfaceRoute<SurfaceEnv>[] = [
       answers: { 200: { schema: listOf('requests', 'SandboxJournalEntry') } },
       parameters: [LIMIT_PARAMETER],
     },
-    async (call, { ctx, paced, pacer, journalNow }) => {
+    async (call, { ctx, paced, streamJson, journalNow }) => {
       const limit = readLimit(call.url)
       const shared = ctx.storage?.journal
       // A fleet's journal is read from its store, bounded by journalLimit.
       if (shared) return json(200, { requests: await shared.list(limit) })
       return paced(call, () =>
-        streamJson(pacer, 200, { requests: journalNow(limit.limit) }),
+        streamJson(200, { requests: journalNow(limit.limit) }),
       )
     },
   ),
@@ -765,7 +775,7 @@ export const SANDBOX_ROUTES: readonly SurfaceRoute<SurfaceEnv>[] = [
     },
     (
       call,
-      { paced, pacer, journalNow, sharedRecords, exportWithoutRecords },
+      { paced, streamJson, journalNow, sharedRecords, exportWithoutRecords },
     ) => {
       const secrets = call.url.searchParams.get('secrets')
       if (secrets !== null && secrets !== 'include' && secrets !== 'mask') {
@@ -782,17 +792,8 @@ export const SANDBOX_ROUTES: readonly SurfaceRoute<SurfaceEnv>[] = [
         const records = sharedRecords()
         // @note Masked unless asked: an export shared or leaked gives no key away.
         return secrets === 'include'
-          ? streamJson(
-              pacer,
-              200,
-              withRecords(session, records.include),
-              NO_STORE,
-            )
-          : streamJson(
-              pacer,
-              200,
-              withRecords(maskSession(session), records.mask),
-            )
+          ? streamJson(200, withRecords(session, records.include), NO_STORE)
+          : streamJson(200, withRecords(maskSession(session), records.mask))
       })
     },
   ),

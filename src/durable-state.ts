@@ -148,7 +148,17 @@ export function createDurableState(
           ctx.db.tokensOf(accountId).length,
     accountIds: () => ctx.db.accounts.all().map(({ id }) => id),
     async evict(accountId) {
-      ctx.db.unload(accountId)
+      // @note Filtered in place, in one pass over each collection's own
+      // array: a delete through @msw/data finds each record by a scan of
+      // the collection, and one account of 50,000 customers took seconds,
+      // holding the event loop. Nor is it an edit of the data.
+      for (const records of [ctx.db.customers.all(), ctx.db.tokens.all()]) {
+        let kept = 0
+        for (const record of records)
+          if (record.account_id !== accountId) records[kept++] = record
+        records.length = kept
+      }
+      ctx.db.reindex()
     },
     dump: () => withExtras(sandbox.dump()),
     async settled() {

@@ -94,11 +94,12 @@ export interface Database extends SandboxCollections {
    */
   edits(): number
   /**
-   * Lets go of one account's customers and tokens, which a shared store
-   * keeps (a replica's eviction): not an edit of the data, so `edits()`
-   * stays.
+   * Rebuilds the indexes from the collections at the next lookup, after
+   * records were dropped from a collection's own array (`all()`) in place:
+   * a replica letting go of an account, which a shared store keeps. Not an
+   * edit of the data, so `edits()` stays.
    */
-  unload(accountId: string): void
+  reindex(): void
 }
 
 /** The key under which an email is indexed within one account. */
@@ -176,30 +177,6 @@ function createIndex<T extends { id: string; account_id?: string }>(
       also.drop(record)
     },
   }
-}
-
-/**
- * Drops one account's records from `records` (a collection's own array,
- * as `all()` gives it) and from their index, in one pass over each.
- * @note A delete through @msw/data finds each record by a scan of the
- * whole collection: one account of 50,000 customers took seconds, holding
- * the event loop.
- */
-function unloadFrom<T extends { id: string; account_id: string }>(
-  records: T[],
-  index: Index<T>,
-  byAccount: Map<string, T[]>,
-  accountId: string,
-): void {
-  const list = byAccount.get(accountId)
-  if (list === undefined) return
-  // From the end: each drop searches the account's list from there.
-  for (let at = list.length - 1; at >= 0; at--) index.drop(list[at]!)
-  byAccount.delete(accountId)
-  let kept = 0
-  for (const record of records)
-    if (record.account_id !== accountId) records[kept++] = record
-  records.length = kept
 }
 
 const ANY_CHARACTER = /[^]/
@@ -636,10 +613,8 @@ export function createDatabase(
       if ('customer' in created) customersFollowed.take(created.customer)
       else tokensFollowed.take(created.token)
     },
-    unload(accountId) {
-      fresh()
-      unloadFrom(customers.all(), customerIndex, customersByAccount, accountId)
-      unloadFrom(tokens.all(), tokenIndex, tokensByAccount, accountId)
+    reindex() {
+      stale = true
     },
   }
   return database
