@@ -428,17 +428,19 @@ async function startBenchRedis(): Promise<{
 // would count each read or token twice.
 const SENT = new Set(['evalsha', 'eval', 'hget', 'del'])
 
-/** Calls of the commands a replica sends, since the last `CONFIG RESETSTAT`. */
-const commandCalls = (info: string): number =>
-  [...info.matchAll(/cmdstat_(\w+):calls=(\d+)/g)]
+/**
+ * What the commands a replica sends add up to since the last `CONFIG
+ * RESETSTAT`, from INFO commandstats: their calls, or the microseconds
+ * Redis spent in them (a script's whole run counted once).
+ */
+const sentCommands = (info: string, field: 'calls' | 'usec'): number =>
+  [...info.matchAll(/cmdstat_(\w+):calls=(\d+),usec=(\d+)/g)]
     .filter(([, name]) => SENT.has(name!))
-    .reduce((sum, [, , calls]) => sum + Number(calls), 0)
-
-/** Microseconds Redis spent in the commands a replica sends (scripts whole), since the last `CONFIG RESETSTAT`. */
-const commandUsec = (info: string): number =>
-  [...info.matchAll(/cmdstat_(\w+):calls=\d+,usec=(\d+)/g)]
-    .filter(([, name]) => SENT.has(name!))
-    .reduce((sum, [, , usec]) => sum + Number(usec), 0)
+    .reduce(
+      (sum, [, , calls, usec]) =>
+        sum + Number(field === 'calls' ? calls : usec),
+      0,
+    )
 
 /**
  * `--store redis://…`: one replica on a Redis of its own against the same
@@ -493,8 +495,8 @@ async function benchRedis(): Promise<void> {
         // Every command, the replica's start included, against every call
         // the load answered 201 (warm-up included).
         const stats = redis.cli('info', 'commandstats')
-        perCall.push(commandCalls(stats) / Math.max(1, figures.ok))
-        usecPerCall.push(commandUsec(stats) / Math.max(1, figures.ok))
+        perCall.push(sentCommands(stats, 'calls') / Math.max(1, figures.ok))
+        usecPerCall.push(sentCommands(stats, 'usec') / Math.max(1, figures.ok))
       }
       const ratios = shared.map((l, run) => l.rps / memory[run]!.rps)
       const ratio = median(ratios)

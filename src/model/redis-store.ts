@@ -597,6 +597,7 @@ export async function openRedisStore(
     heldSum += count - (held.get(account) ?? 0)
     if (count === 0) held.delete(account)
     else held.set(account, count)
+    tellHeld()
   }
   /** Takes the records of a state this replica applied: its generation's, or its own. */
   const adoptGeneration = (
@@ -613,7 +614,6 @@ export async function openRedisStore(
     const account = accountOfRecord(created)
     if (isLoaded(account)) return write
     holdOne(account, (held.get(account) ?? 0) + 1)
-    tellHeld()
     return rest
   }
 
@@ -668,15 +668,20 @@ export async function openRedisStore(
   // replica's: a request looks its credential up once it is in.
   let replacing: Promise<void> | undefined
   /** Puts back a whole state another replica stored, and takes its generation. */
-  const replaceWith = async (
+  const replaceWith = (
     entry: Extract<LogEntry, { state: unknown }>,
   ): Promise<void> => {
     // @note Unloaded first: a request that asks for an account while the
     // state goes in (its lookup comes between two awaits) would find it
     // loaded, and be answered from none of its records.
     loaded = new Set()
-    await source.replace(entry.state)
-    adoptGeneration(entry)
+    const putBack = source
+      .replace(entry.state)
+      .then(() => adoptGeneration(entry))
+    replacing = putBack
+    return putBack.finally(() => {
+      if (replacing === putBack) replacing = undefined
+    })
   }
 
   const applyEntries = async (from: number, texts: string[]) => {
@@ -695,13 +700,7 @@ export async function openRedisStore(
         // replica's compaction: what this one applied already, in fewer
         // entries. Taken, it would unload every account for nothing.
         if (entry.gen === undefined || entry.gen !== gen) {
-          const putBack = replaceWith(entry)
-          replacing = putBack
-          try {
-            await putBack
-          } finally {
-            if (replacing === putBack) replacing = undefined
-          }
+          await replaceWith(entry)
         }
         changes = 0
         writes = 0
@@ -913,7 +912,6 @@ export async function openRedisStore(
         holdOne(account, count)
         await source.evict(account)
       }
-      tellHeld()
     })
       .catch(() => {})
       .finally(() => {
@@ -973,7 +971,6 @@ export async function openRedisStore(
         )
         if (loaded !== 'all') loaded.add(account)
         holdOne(account, 0)
-        tellHeld()
         return
       }
       if (attempt >= MAX_CATCH_UPS) {
@@ -1835,7 +1832,6 @@ function journalEntry(text: string): JournalEntry | undefined {
   }
 }
 
-/** One log entry, read from Redis: bounded, and in the log's shape. */
 /** A snapshot's description as kept; `undefined` for what this sandbox never wrote. */
 function snapshotInfo(
   text: string | undefined,
@@ -1854,6 +1850,7 @@ function snapshotInfo(
   }
 }
 
+/** One log entry, read from Redis: bounded, and in the log's shape. */
 function parseEntry(text: string, at: number): LogEntry {
   if (text.length > MAX_ENTRY_BYTES) {
     throw badLog(
