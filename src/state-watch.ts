@@ -42,7 +42,7 @@ export function applyClocks(
  * @example
  * const watch = watchState(ctx, reads)
  * await resolve(call)
- * const change = watch.changed() // undefined, 'whole', or a StoreWrite
+ * const change = watch.changed() // undefined, 'whole', 'replaced', or a StoreWrite
  */
 export function watchState(
   ctx: SandboxContext,
@@ -64,7 +64,8 @@ export function watchState(
   const { clock: clockBefore, account_clocks: accountClocksBefore = [] } =
     read.clocks()
   const changed = (): StateChange => {
-    if (ctx.db !== db || db.edits() !== edits) return 'whole'
+    if (ctx.db !== db) return 'replaced'
+    if (db.edits() !== edits) return 'whole'
     const newAccounts = db.accounts.all().slice(accounts)
     const newKeys = db.apiKeys.all().slice(apiKeys)
     // One account with its key is one line; more is a whole state.

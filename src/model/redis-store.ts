@@ -145,7 +145,8 @@ return base + redis.call('LLEN', KEYS[1])
 `
 
 // Appends the whole state ARGV[2] if the log still holds ARGV[1] entries,
-// as APPEND does. With a generation ARGV[3] other than the current one
+// as APPEND does; with ARGV[1] empty, wherever the log ends (a state that
+// owes nothing to what came before it: a reset, a restore). With a generation ARGV[3] other than the current one
 // (KEYS[4]), the state's records are that generation's keys, written just
 // before with an expiry (a replica that stops halfway leaves nothing for
 // good): they are kept, and the previous generation's go. A state makes
@@ -157,7 +158,7 @@ return base + redis.call('LLEN', KEYS[1])
 const APPEND_STATE = `#!lua
 local base = tonumber(redis.call('GET', KEYS[3]) or '0')
 local length = base + redis.call('LLEN', KEYS[1])
-if length ~= tonumber(ARGV[1]) then return -1 - length end
+if ARGV[1] ~= '' and length ~= tonumber(ARGV[1]) then return -1 - length end
 local gen = ARGV[3]
 local old = redis.call('GET', KEYS[4])
 if gen ~= '' and old ~= gen then
@@ -812,9 +813,12 @@ export async function openRedisStore(
   }
 
   /** Runs `work` after what is being applied, before what comes next. */
-  const inTurn = (work: () => Promise<void>): Promise<void> => {
+  const inTurn = <T>(work: () => Promise<T>): Promise<T> => {
     const done = applying.then(work)
-    applying = done.catch(() => {})
+    applying = done.then(
+      () => {},
+      () => {},
+    )
     return done
   }
 
@@ -1162,9 +1166,12 @@ export async function openRedisStore(
     await Promise.all(sends)
   }
 
-  /** Writes `state`'s generation when it is new, then appends it at `at`: the new length, or -1 - the length. */
+  /**
+   * Writes `state`'s generation when it is new, then appends it at `at`
+   * (`'end'`: wherever the log ends): the new length, or -1 - the length.
+   */
   const appendState = async (
-    at: number,
+    at: number | 'end',
     text: string,
     state: StateToStore,
   ): Promise<number> => {
@@ -1180,7 +1187,7 @@ export async function openRedisStore(
       keys.tokens,
       keys.written,
     ]
-    const args = [String(at), text, g, generation]
+    const args = [at === 'end' ? '' : String(at), text, g, generation]
     return (await redis
       .evalSha(scripts.appendState, { keys: stateKeys, arguments: args })
       .catch(reloadScripts(APPEND_STATE, stateKeys, args))) as number
@@ -1192,6 +1199,8 @@ export async function openRedisStore(
     write?: StoreWrite
     /** The whole state, appended alone. */
     state?: StateToStore
+    /** Whether the state owes nothing to the log before it (a reset, a restore): appended wherever it ends. */
+    replaced?: boolean
     undo: (() => void) | undefined
     /** Whether the change stays in this copy when it is not stored (nothing takes it back). */
     kept: boolean
@@ -1217,6 +1226,7 @@ export async function openRedisStore(
     entry: { write: StoreWrite } | StateToStore,
     undo?: () => void,
     decidedAt = seen,
+    replaced = false,
   ): Promise<void> =>
     new Promise<void>((resolve, reject) => {
       const logged = 'write' in entry ? entry : entry.entry
@@ -1231,6 +1241,7 @@ export async function openRedisStore(
           entry.write.added !== undefined ||
           entry.write.set !== undefined,
         decidedAt,
+        replaced,
         resolve,
         reject,
       })
@@ -1269,6 +1280,10 @@ export async function openRedisStore(
   }
 
   const settle = (ready: Pending[], length: number): void => {
+    if (ready[0]?.replaced && length > 0) {
+      settleReplaced(ready[0], length)
+      return
+    }
     if (length < 0) {
       // Shorter than what this replica applied: Redis lost the log (a
       // restart without persistence, a flush). Start it again from here.
@@ -1297,6 +1312,32 @@ export async function openRedisStore(
     }
     for (const { resolve } of ready) resolve()
     compactIfDue()
+  }
+
+  /**
+   * Takes a state appended wherever the log ended, now `length` entries
+   * long: the entries other replicas appended before it, which this replica
+   * has not applied, are useless.
+   */
+  const settleReplaced = (
+    { state, text, resolve }: Pending,
+    length: number,
+  ): void => {
+    // Shorter than what this replica applied: Redis lost the log, and this
+    // state began it again.
+    if (length - 1 < seen) logLost()
+    // @note Writes of this replica decided before the entries it skips
+    // are decided again, on the new state.
+    else if (length - 1 > seen) lastRemote = length - 1
+    seen = length
+    seenMark = markOf(text)
+    stateAt = length - 1
+    changes = 0
+    writes = 0
+    gen = state!.entry.gen
+    loaded = 'all'
+    holdAll([])
+    resolve()
   }
 
   /** The ARGV and KEYS that keep each record of `ready` in its account's list of the current generation. */
@@ -1329,14 +1370,20 @@ export async function openRedisStore(
       )
       // Decided before another replica's write was applied here: decided
       // without it, so decided again.
-      const late = sending.filter((p) => p.decidedAt < lastRemote || lost)
+      const late = sending.filter(
+        (p) => (p.decidedAt < lastRemote && !p.replaced) || lost,
+      )
       const ready = sending.filter((p) => !late.includes(p))
       if (late.length > 0) refuse(late, new StoreConflict())
       if (ready.length === 0) continue
       let sent: Promise<unknown>
       const first = ready[0]!
       if (first.state) {
-        sent = appendState(seen, first.text, first.state)
+        sent = appendState(
+          first.replaced ? 'end' : seen,
+          first.text,
+          first.state,
+        )
       } else {
         const records = recordsOf(ready)
         const g = genKeys(gen ?? '')
@@ -1686,10 +1733,11 @@ export async function openRedisStore(
         writes: true,
       })
     },
-    saveState: (decidedAt) =>
-      bounded(() => append(wholeState(), undefined, decidedAt), {
+    saveState: (decidedAt, replaced) =>
+      bounded(() => append(wholeState(), undefined, decidedAt, replaced), {
         writes: true,
       }),
+    alone: (work) => inTurn(work),
     async forgetHits() {
       const pattern = `${tag}:hits:*`
       try {

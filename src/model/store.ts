@@ -88,18 +88,19 @@ export interface StateParts {
 
 /**
  * What a call of the sandbox's own API changed, to store before it is
- * answered: nothing, one small write (`added`, `set`), or `'whole'` when it
- * replaced or edited records (a reset, a restore, a delete), which only the
- * whole state holds.
+ * answered: nothing, one small write (`added`, `set`), `'whole'` when it
+ * edited records (a delete), which only the whole state holds, or
+ * `'replaced'` when it replaced the data as a whole (a reset, a restore, a
+ * load): a whole state that owes nothing to the one before it.
  */
-export type StateChange = StoreWrite | 'whole' | undefined
+export type StateChange = StoreWrite | 'whole' | 'replaced' | undefined
 
 /**
  * What a watch of the state tells once a call of the sandbox's own API is
  * done: what the call changed, and how to take a small change back.
  */
 export interface StateWatch {
-  /** What the call changed: nothing, one small write, or `'whole'`. */
+  /** What the call changed: nothing, one small write, `'whole'` or `'replaced'`. */
   changed(): StateChange
   /**
    * Puts back the parts a small change set, as they were when the watch
@@ -216,9 +217,18 @@ export interface Store {
   ): Promise<void>
   /**
    * Stores the whole state after a change that replaced or edited records
-   * (a reset, a restore, a load).
+   * (a reset, a restore, a load). With `replaced`, the state owes nothing to
+   * the one before it (a reset, a restore, a load): a store that replicas
+   * share stores it after whatever they wrote meanwhile, which it makes
+   * useless, where an edit is decided again when another wrote first.
    */
-  saveState(decidedAt?: number): Promise<void>
+  saveState(decidedAt?: number, replaced?: boolean): Promise<void>
+  /**
+   * Runs `work` (a change of the sandbox's own API, decided and stored)
+   * while this copy applies nothing that other replicas wrote: what it
+   * decides on stays what it stores.
+   */
+  alone?<T>(work: () => Promise<T>): Promise<T>
   /** The error of the last write when it failed, for the health check. */
   fault(): StoreFault | undefined
 }

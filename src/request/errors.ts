@@ -152,3 +152,20 @@ export function reportUnexpected(error: unknown, requestId?: string): void {
 
 /** The Retry-After of `storage_unavailable` and of a degraded health check. */
 export const STORAGE_RETRY_AFTER_SECONDS = 5
+
+/** How often a write is decided again when other replicas keep writing first. */
+export const MAX_STORE_ATTEMPTS = 50
+
+/**
+ * The problem when other replicas of a fleet won every attempt of a write.
+ *
+ * @example
+ * if (attempt >= MAX_STORE_ATTEMPTS) throw storeBusy()
+ */
+export function storeBusy(): SandboxError {
+  return new SandboxError(
+    'storage_unavailable',
+    `Other replicas wrote first ${MAX_STORE_ATTEMPTS} times in a row, so this write was not stored and nothing was changed. Retry it.`,
+    { headers: { 'retry-after': '1' } },
+  )
+}

@@ -14,7 +14,13 @@ import type { Database } from '../model/db.ts'
 import type { RateLimitResult } from './rate-limit.ts'
 import type { OperationSpec } from './define-operation.ts'
 import { storageProblem } from './storage-problem.ts'
-import { SandboxError, STATUS_TEXT, validationError } from './errors.ts'
+import {
+  MAX_STORE_ATTEMPTS,
+  SandboxError,
+  STATUS_TEXT,
+  storeBusy,
+  validationError,
+} from './errors.ts'
 import type { Operation } from './journal.ts'
 import { LimitReachedError, limitHint } from './limits.ts'
 import { renderError } from './router.ts'
@@ -386,18 +392,6 @@ async function commit(
     throw await storageProblem(error, store)
   })
   return false
-}
-
-/** How often a write is decided again when other replicas keep writing first. */
-const MAX_STORE_ATTEMPTS = 50
-
-/** The problem when other replicas won every attempt of a write. */
-function storeBusy(): SandboxError {
-  return new SandboxError(
-    'storage_unavailable',
-    `Other replicas wrote first ${MAX_STORE_ATTEMPTS} times in a row, so this write was not stored and nothing was changed. Retry it.`,
-    { headers: { 'retry-after': '1' } },
-  )
 }
 
 /**

@@ -69,24 +69,28 @@ export async function runSandboxCall(
   // The account-scoped calls are guarded by the account's API key instead.
   if (adminGuard) checkAdmin(ctx, call.state.bearer, path)
   await ctx.ready
-  let text: string | undefined
+  let text: Promise<string> | undefined
+  const readText = () => (text ??= readBody(request, ctx.options.maxBodyBytes))
   const sandboxCall: SandboxCall = {
     request,
     get url() {
       return call.url
     },
     async body(schema) {
-      if (text === undefined) {
-        checkCharset(request.headers.get('content-type'))
-        text = await readBody(request, ctx.options.maxBodyBytes)
-      }
+      checkCharset(request.headers.get('content-type'))
+      const read = await readText()
       return validateBody(
         schema,
-        text.trim() === '' ? {} : parseJsonObject(text),
+        read.trim() === '' ? {} : parseJsonObject(read),
       )
     },
   }
   if (!ctx.storage) return resolve(sandboxCall)
+  // @note Read whole before the change is decided, its failure kept for
+  // the resolver: a replica of a fleet applies nothing of the others'
+  // while a change is decided and stored, which a body sent slowly would
+  // hold for as long.
+  if (request.body !== null) await readText().catch(() => {})
   const { runStored } = await import('./stored-change.ts')
   return runStored(ctx, ctx.storage, call, () => resolve(sandboxCall))
 }

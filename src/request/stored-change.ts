@@ -2,6 +2,7 @@
 // durable store: loaded with the store, so a page without one carries none of it.
 import type { RouteCall, SandboxContext } from './context.ts'
 import { storageUnavailable } from './storage-errors.ts'
+import { MAX_STORE_ATTEMPTS, storeBusy } from './errors.ts'
 import { StoreConflict, type Store } from '../model/store.ts'
 
 /**
@@ -95,21 +96,18 @@ async function storeEachChange<T>(
     // the others' records: each attempt loads them (a resync unloads).
     const release = records ? await loadAll(store) : undefined
     try {
-      const decided = await decideAndStore(ctx, store, change, stores)
+      // @note Decided and stored with nothing of other replicas applied in
+      // between: a reset is stored after whatever they wrote meanwhile, and
+      // their writes, applied to the new data, would be stored with it.
+      const decide = () => decideAndStore(ctx, store, change, stores)
+      const decided = await (store.alone ? store.alone(decide) : decide())
       if (decided.done) return decided.result
     } finally {
       release?.()
     }
     // Another replica changed the state first: make this change again on
     // what the store holds, this copy's own change dropped.
-    if (attempt >= 50) {
-      throw storageUnavailable(
-        Object.assign(new Error('other replicas kept writing first'), {
-          code: 'CONFLICT',
-        }),
-        store,
-      )
-    }
+    if (attempt >= MAX_STORE_ATTEMPTS) throw storeBusy()
     // Only a store that can resync reports a conflict (decideAndStore).
     await store.resync!().catch((error: Error) => {
       throw storageUnavailable(error, store)
@@ -138,13 +136,14 @@ async function decideAndStore<T>(
   // 503's "nothing was changed" is true; a whole one (a reset, a
   // restore) is not, and its 503 says what became of it.
   try {
-    if (changed === 'whole') await store.saveState(decidedAt)
+    if (typeof changed === 'string')
+      await store.saveState(decidedAt, changed === 'replaced')
     else await store.commit(changed, () => watch.undo(changed), decidedAt)
     return { done: true, result }
   } catch (error) {
     if (!(error instanceof StoreConflict) || !store.resync) {
       throw storageUnavailable(error as Error, store, {
-        kept: changed === 'whole',
+        kept: typeof changed === 'string',
       })
     }
   }
