@@ -146,12 +146,13 @@ return base + redis.call('LLEN', KEYS[1])
 
 // Appends the whole state ARGV[2] if the log still holds ARGV[1] entries,
 // as APPEND does; with ARGV[1] empty, wherever the log ends (a state that
-// owes nothing to what came before it: a reset, a restore). With a generation ARGV[3] other than the current one
-// (KEYS[4]), the state's records are that generation's keys, written just
-// before with an expiry (a replica that stops halfway leaves nothing for
-// good): they are kept, and the previous generation's go. A state makes
-// the entries before the previous state useless, so they go too: the log
-// holds what a replica that is one state behind still needs, and no more.
+// owes nothing to what came before it: a reset, a restore). With a
+// generation ARGV[3] other than the current one (KEYS[4]), the state's
+// records are that generation's keys, written just before with an expiry
+// (a replica that stops halfway leaves nothing for good): they are kept,
+// and the previous generation's go. A state makes the entries before the
+// previous state useless, so they go too: the log holds what a replica
+// that is one state behind still needs, and no more.
 // KEYS[5] lists the new generation's accounts, KEYS[6] indexes its
 // tokens, KEYS[7] says that it was written whole; ARGV[4] is the prefix of
 // every generation's keys.
