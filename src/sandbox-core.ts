@@ -30,7 +30,7 @@ import { createRateLimiter } from './request/rate-limit.ts'
 import { PERSONA_RATE_LIMIT } from './model/personas.ts'
 import { operationRoute } from './request/pipeline.ts'
 import { storageProblem } from './request/storage-problem.ts'
-import { storeChange } from './request/sandbox-api.ts'
+import { storeReplacement } from './request/sandbox-api.ts'
 import { createRouter, type Router } from './request/router.ts'
 import type { SandboxCore } from './sandbox.ts'
 import {
@@ -209,7 +209,7 @@ export function createSandboxCore(
       seed,
       fetch: (request) => router.fetch(request),
       replaceData,
-      stored: (change) => storeChange(ctx, change),
+      stored: (change) => storeReplacement(ctx, change),
     })
   const router = createRouter(ctx, [
     ...operations.map((spec) => operationRoute(ctx, spec)),

@@ -197,14 +197,15 @@ return base + redis.call('LLEN', KEYS[1])
 // with the log's entries from place ARGV[1] on, as of one moment: the
 // entries a replica applies before it adds the records. Answers 'moved'
 // when another generation is current, 'behind' when more than ARGV[3]
-// entries follow the place (the replica reads those first).
+// entries follow the place (the replica reads those first); 'ok' is
+// followed by how many entries come, and whether the list exists.
 const LOAD = `#!lua flags=no-writes
 if redis.call('GET', KEYS[4]) ~= ARGV[2] then return { 'moved' } end
 local base = tonumber(redis.call('GET', KEYS[2]) or '0')
 local length = base + redis.call('LLEN', KEYS[1])
 local from = tonumber(ARGV[1])
 if from < base or from > length or length - from > tonumber(ARGV[3]) then return { 'behind' } end
-local out = { 'ok', tostring(length - from) }
+local out = { 'ok', tostring(length - from), tostring(redis.call('EXISTS', KEYS[5])) }
 for _, entry in ipairs(redis.call('LRANGE', KEYS[1], from - base, -1)) do out[#out + 1] = entry end
 for _, record in ipairs(redis.call('LRANGE', KEYS[5], 0, -1)) do out[#out + 1] = record end
 return out
@@ -823,6 +824,9 @@ export async function openRedisStore(
     return done
   }
 
+  // The generation one of whose accounts' records Redis lost, and the fault.
+  let lostRecords: { gen: string; fault: StoreFault } | undefined
+
   // Accounts being loaded, each once however many requests ask.
   const loading = new Map<string, Promise<void>>()
 
@@ -966,12 +970,30 @@ export async function openRedisStore(
       )) as string[]
       if (reply[0] === 'ok') {
         const count = Number(reply[1])
-        await applyEntries(from, reply.slice(2, 2 + count))
+        await applyEntries(from, reply.slice(3, 3 + count))
         // A state among them began another generation: again.
         if (gen !== current || isLoaded(account)) continue
+        // @note Gone while the log counts records in it: deleted by hand,
+        // and loaded as empty it would serve the account from none of them.
+        const counted = held.get(account) ?? 0
+        if (reply[2] === '0' && counted > 0) {
+          const message = `The Redis store at ${shown} lost the records of the account ${account}: its key ${keys[4]} is gone, where the log says it holds ${counted} of the account's customers and tokens (a key of the namespace deleted by hand?).`
+          // Said by health until another generation is current (a reset).
+          lostRecords = {
+            gen: current,
+            fault: {
+              code: 'REDIS_LOST_RECORDS',
+              message,
+              since: new Date().toISOString(),
+            },
+          }
+          throw Object.assign(new Error(message), {
+            code: 'REDIS_LOST_RECORDS',
+          })
+        }
         await source.insert(
           reply
-            .slice(2 + count)
+            .slice(3 + count)
             .map((text, at) => parseRecord(text, account, at)),
         )
         if (loaded !== 'all') loaded.add(account)
@@ -1088,8 +1110,8 @@ export async function openRedisStore(
 
   /**
    * The whole state with its records apart, in a new generation: for a
-   * state that changed them (a reset, a restore), which this replica holds
-   * whole (it loads every account first).
+   * state that changed them, which this replica holds whole: it replaced
+   * them (a reset, a restore), or loaded every account first (an edit).
    */
   const wholeState = ({ partial = false } = {}): StateToStore => {
     if (loaded !== 'all' && !partial) {
@@ -1701,6 +1723,9 @@ export async function openRedisStore(
         // @note Nothing this sandbox sends reaches it, a reset included.
         REDIS_BAD_LOG:
           "the log holds only this sandbox's entries again: remove the entry GET /__sandbox/health names, or the namespace's keys",
+        // A reset and a restore load none of the records they replace.
+        REDIS_LOST_RECORDS:
+          'the sandbox is reset (POST /__sandbox/reset) or a snapshot restored',
       },
     },
     ...(journal && { journal }),
@@ -1734,10 +1759,19 @@ export async function openRedisStore(
         writes: true,
       })
     },
+    // @note A state that replaced the data is whole in this copy, however
+    // few of the accounts it replaced were loaded.
     saveState: (decidedAt, replaced) =>
-      bounded(() => append(wholeState(), undefined, decidedAt, replaced), {
-        writes: true,
-      }),
+      bounded(
+        () =>
+          append(
+            wholeState({ partial: replaced }),
+            undefined,
+            decidedAt,
+            replaced,
+          ),
+        { writes: true },
+      ),
     alone: (work) => inTurn(work),
     async forgetHits() {
       const pattern = `${tag}:hits:*`
@@ -1775,7 +1809,12 @@ export async function openRedisStore(
         return count
       })
     },
-    fault: () => fault ?? overdue ?? refused ?? unreadable,
+    fault: () =>
+      fault ??
+      overdue ??
+      refused ??
+      unreadable ??
+      (lostRecords?.gen === gen ? lostRecords?.fault : undefined),
     async close() {
       connected = false
       // @note Bounded: a Redis that answers nothing would hold the close

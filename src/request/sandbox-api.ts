@@ -96,22 +96,22 @@ export async function runSandboxCall(
 }
 
 /**
- * Runs `change`, a change of the sandbox's own state (a `/__sandbox/` call,
- * or `reset()`, `load()` or `restore()` of the JavaScript API), and stores
- * what it changed before it settles when the sandbox has a durable store
- * (`stored-change.ts`, loaded with the store).
+ * Runs `change`, a replacement of the sandbox's data (`reset()`, `load()`
+ * or `restore()` of the JavaScript API), and stores it before it settles
+ * when the sandbox has a durable store (`stored-change.ts`, loaded with the
+ * store). The data it replaces is never read: a replica of a fleet loads
+ * none of its accounts first.
  *
  * @example
- * await storeChange(ctx, () => unstored.reset(2))
+ * await storeReplacement(ctx, () => unstored.reset(2))
  */
-export async function storeChange<T>(
+export async function storeReplacement(
   ctx: SandboxContext,
-  change: () => T | Promise<T>,
-  stores?: (result: T) => boolean,
-): Promise<T> {
+  change: () => Promise<void>,
+): Promise<void> {
   if (!ctx.storage) return change()
   const { storeChange: stored } = await import('./stored-change.ts')
-  return stored(ctx, ctx.storage, change, stores)
+  return stored(ctx, ctx.storage, change, () => true, false)
 }
 
 type JsonObject = Record<string, unknown>

@@ -9,9 +9,10 @@ import { StoreConflict, type Store } from '../model/store.ts'
  * Runs a resolver of the sandbox's own API on a sandbox with a durable
  * store: a read as it is, a change through `storeChange`. A store that
  * loads accounts as asked (a fleet's replica) loads them all first for the
- * calls that read or change customers and tokens (the state, a reset,
- * snapshots, the export); the others (the health check, polled, the
- * clocks, scenarios, latency, journal and keys) load none.
+ * calls that read or change customers and tokens (the state, a snapshot
+ * taken, the export); the others (the health check, polled, the clocks,
+ * scenarios, latency, journal and keys, and a reset or a restore, which
+ * replace them unread) load none.
  *
  * @example
  * await runStored(ctx, store, call, () => resolve(sandboxCall))
@@ -40,11 +41,12 @@ export async function runStored(
 }
 
 /**
- * The calls that neither read nor change customers and tokens: a replica
- * that loads accounts as asked answers them without loading any.
+ * The calls that neither read nor change customers and tokens, or that
+ * replace them all unread (a reset, a restore): a replica that loads
+ * accounts as asked answers them without loading any.
  */
 const WITHOUT_RECORDS =
-  /^\/__sandbox\/(?:health|clock|scenarios|latency|requests|assumptions|api-keys|account\/.*)$/
+  /^\/__sandbox\/(?:health|clock|scenarios|latency|requests|assumptions|api-keys|account\/.*|reset|snapshots\/restore)$/
 
 /** Whether a `/__sandbox/` call reads or changes customers and tokens. */
 const readsRecords = (path: string): boolean => !WITHOUT_RECORDS.test(path)
@@ -154,6 +156,6 @@ async function decideAndStore<T>(
 async function loadAll(store: Store): Promise<(() => void) | undefined> {
   if (!store.loadAll) return undefined
   return store.loadAll().catch((error: Error) => {
-    throw storageUnavailable(error, store)
+    throw storageUnavailable(error, store, { read: true })
   })
 }
