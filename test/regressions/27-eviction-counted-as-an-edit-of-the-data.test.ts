@@ -11,7 +11,10 @@ import { createNamed, startServer } from '../_servers.ts'
 // The deletes also counted as edits of the data, so a clock move under way
 // meanwhile was taken for a change of every record, to be stored as a whole
 // state that a replica holding some accounts cannot store: 503. Letting go
-// of an account is now one pass, and no edit.
+// of an account is now one pass, and no edit. Since then a change's body is
+// read before its watch begins, and a replica applies, loads and lets go of
+// nothing while a change is decided: this guards too that a half-sent body
+// holds neither the account's load nor its letting go.
 
 it('moves the clock while it lets go of an account, and answers 200', async () => {
   const redis = await startRedis()
@@ -27,7 +30,7 @@ it('moves the clock while it lets go of an account, and answers 200', async () =
   })
   const { port } = new URL(replica.url)
 
-  // A clock move whose body is not all sent yet: its watch has begun.
+  // A clock move whose body is not all sent yet.
   const body = JSON.stringify({ advance_seconds: 60 })
   const answer = new Promise<{ status: number; text: string }>(
     (resolve, reject) => {
