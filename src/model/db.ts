@@ -146,10 +146,9 @@ function createIndex<T extends { id: string; account_id?: string }>(
         const at = list
           ? list.lastIndexOf(prev, placed.get(prev) ?? list.length - 1)
           : -1
-        if (at !== -1) {
-          list![at] = next
-          placed.set(next, at)
-        }
+        // @note `next`, the stored record, is never swapped again: no place
+        // is kept for it, so the map does not grow with every record made.
+        if (at !== -1) list![at] = next
       }
       also.swap?.(prev, next)
     },

@@ -121,13 +121,14 @@ export async function runOperation(
     const accountClock = accountClockOf(ctx, state, principal.accountId)
     // @note Authentication comes before anything else (the contract's order),
     // so only a caller with a valid credential can make a call fail.
-    effect = await takeStoredScenario(
+    const taking = takeStoredScenario(
       ctx,
       spec.operation as Operation,
       request,
       state,
       principal.accountId,
     )
+    effect = taking instanceof Promise ? await taking : taking
     if (effect?.status !== undefined || effect?.networkError) {
       await wait()
       if (effect.networkError) return Response.error()
@@ -142,7 +143,8 @@ export async function runOperation(
       state.entry.scenario = `persona=slow; delay_ms=${PERSONA_SLOW_MS}`
       await sleep(PERSONA_SLOW_MS)
     }
-    await applyRateLimit(ctx, principal, state, now.getTime())
+    const limiting = applyRateLimit(ctx, principal, state, now.getTime())
+    if (limiting) await limiting
     requireScope(principal, spec.scope)
     spec.authorize?.(ctx, principal)
 
@@ -186,7 +188,7 @@ export async function runOperation(
       idempotencyKey = scoped
     }
 
-    await wait()
+    if (effect?.delayMs) await wait()
     if (ctx.db !== state.db) throw DROPPED
     // @note Idempotency and rate-limit windows stay on the sandbox clock
     // (`now`): one account moving its clock must not expire another's keys.
@@ -413,18 +415,21 @@ function accountClockOf(
 /**
  * Takes the scenario that applies, and stores the take of a queued one: a
  * fault is taken once, across a restart and across the replicas of a fleet
- * (one that another replica took meanwhile is not taken again here).
+ * (one that another replica took meanwhile is not taken again here). With
+ * nothing to store it is taken at once, with no turn of the event loop.
  */
-async function takeStoredScenario(
+function takeStoredScenario(
   ctx: SandboxContext,
   operation: Operation,
   request: Request,
   state: RequestState,
   accountId: string,
-): Promise<ScenarioEffect | undefined> {
+): ScenarioEffect | undefined | Promise<ScenarioEffect | undefined> {
   const store = ctx.storage
   const queued = !request.headers.has('x-sandbox-scenario')
-  if (!store?.sync || !queued)
+  if (!store || !queued)
+    return takeScenario(ctx, operation, request, state, accountId)
+  if (!store.sync)
     return takeAndStore(ctx, operation, request, state, accountId)
   // Nothing queued for this call: nothing to take, so no wait behind the
   // takes under way (a take under way holds its scenario in the queue).
@@ -576,21 +581,38 @@ const SIMULATED_HEADERS: Record<number, Record<string, string>> = {
   503: { 'retry-after': '1' },
 }
 
-async function applyRateLimit(
+/**
+ * Counts the call in the credential's window and sets the rate-limit
+ * headers, or throws `429`; only a window that a fleet's store keeps is
+ * waited for.
+ */
+function applyRateLimit(
   ctx: SandboxContext,
   principal: Principal,
   state: RequestState,
   now: number,
-): Promise<void> {
+): Promise<void> | undefined {
   // The rate-limited persona has a window of its own, whatever the options say.
   const persona = principal.persona === 'rate-limited'
   const rateLimit = persona ? PERSONA_RATE_LIMIT : ctx.options.rateLimit
   const limiter = persona ? ctx.personaLimiter : ctx.rateLimiter
-  if (!rateLimit || !limiter) return
+  if (!rateLimit || !limiter) return undefined
   const store = ctx.storage
-  const result = store?.hit
-    ? await sharedHit(store, rateLimit, principal.secret, now)
-    : limiter.hit(principal.secret, now)
+  if (store?.hit) {
+    return sharedHit(store, rateLimit, principal.secret, now).then((result) =>
+      limitRate(state, rateLimit, result),
+    )
+  }
+  limitRate(state, rateLimit, limiter.hit(principal.secret, now))
+  return undefined
+}
+
+/** Sets the rate-limit headers of a counted call, or throws `429`. */
+function limitRate(
+  state: RequestState,
+  rateLimit: { windowSeconds: number },
+  result: RateLimitResult,
+): void {
   // IETF draft-ietf-httpapi-ratelimit-headers: structured fields.
   state.headers.push(
     [
