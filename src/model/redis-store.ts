@@ -18,6 +18,7 @@ import {
   MAX_CHANGES_BETWEEN_STATES,
   StoreConflict,
   type DurableExtras,
+  type Replaced,
   type SharedJournal,
   type SharedSnapshotInfo,
   type SharedSnapshots,
@@ -146,7 +147,12 @@ return base + redis.call('LLEN', KEYS[1])
 
 // Appends the whole state ARGV[2] if the log still holds ARGV[1] entries,
 // as APPEND does; with ARGV[1] empty, wherever the log ends (a state that
-// owes nothing to what came before it: a reset, a restore). With a generation ARGV[3] other than the current one
+// owes nothing to what came before it: a reset). With ARGV[5] '1', wherever
+// the log ends too unless an entry after ARGV[1] changed the scenarios (a
+// state that kept the ones it was decided on, a restore: it owes them to
+// those entries) or is a state (a compaction holds them too); a false
+// match of a record's text costs a retry, never a lost change.
+// With a generation ARGV[3] other than the current one
 // (KEYS[4]), the state's records are that generation's keys, written just
 // before with an expiry (a replica that stops halfway leaves nothing for
 // good): they are kept, and the previous generation's go. A state makes
@@ -158,7 +164,15 @@ return base + redis.call('LLEN', KEYS[1])
 const APPEND_STATE = `#!lua
 local base = tonumber(redis.call('GET', KEYS[3]) or '0')
 local length = base + redis.call('LLEN', KEYS[1])
-if ARGV[1] ~= '' and length ~= tonumber(ARGV[1]) then return -1 - length end
+if ARGV[1] ~= '' and length ~= tonumber(ARGV[1]) then
+  local from = tonumber(ARGV[1]) - base
+  if ARGV[5] ~= '1' or from < 0 or length < tonumber(ARGV[1]) then return -1 - length end
+  for _, entry in ipairs(redis.call('LRANGE', KEYS[1], from, -1)) do
+    if string.sub(entry, 1, 9) == '{"state":' or string.find(entry, '"scenarios":', 1, true) or string.find(entry, '"taken":', 1, true) then
+      return -1 - length
+    end
+  end
+end
 local gen = ARGV[3]
 local old = redis.call('GET', KEYS[4])
 if gen ~= '' and old ~= gen then
@@ -1168,12 +1182,15 @@ export async function openRedisStore(
 
   /**
    * Writes `state`'s generation when it is new, then appends it at `at`
-   * (`'end'`: wherever the log ends): the new length, or -1 - the length.
+   * (`'end'`: wherever the log ends; with `pastRecords`, wherever it ends
+   * unless an entry after `at` changed the scenarios): the new length, or
+   * -1 - the length.
    */
   const appendState = async (
     at: number | 'end',
     text: string,
     state: StateToStore,
+    pastRecords = false,
   ): Promise<number> => {
     const g = state.entry.gen ?? ''
     if (state.lists) await writeGeneration(g, state.lists, state.tokens ?? [])
@@ -1187,7 +1204,13 @@ export async function openRedisStore(
       keys.tokens,
       keys.written,
     ]
-    const args = [at === 'end' ? '' : String(at), text, g, generation]
+    const args = [
+      at === 'end' ? '' : String(at),
+      text,
+      g,
+      generation,
+      pastRecords ? '1' : '',
+    ]
     return (await redis
       .evalSha(scripts.appendState, { keys: stateKeys, arguments: args })
       .catch(reloadScripts(APPEND_STATE, stateKeys, args))) as number
@@ -1199,8 +1222,12 @@ export async function openRedisStore(
     write?: StoreWrite
     /** The whole state, appended alone. */
     state?: StateToStore
-    /** Whether the state owes nothing to the log before it (a reset, a restore): appended wherever it ends. */
-    replaced?: boolean
+    /**
+     * How much of the log before it the state makes useless, appended
+     * wherever the log ends: `'all'` (a reset), or `'records'` (a restore,
+     * which kept the scenarios: not past an entry that changed them).
+     */
+    replaced?: Replaced
     undo: (() => void) | undefined
     /** Whether the change stays in this copy when it is not stored (nothing takes it back). */
     kept: boolean
@@ -1226,7 +1253,7 @@ export async function openRedisStore(
     entry: { write: StoreWrite } | StateToStore,
     undo?: () => void,
     decidedAt = seen,
-    replaced = false,
+    replaced?: Replaced,
   ): Promise<void> =>
     new Promise<void>((resolve, reject) => {
       const logged = 'write' in entry ? entry : entry.entry
@@ -1380,9 +1407,10 @@ export async function openRedisStore(
       const first = ready[0]!
       if (first.state) {
         sent = appendState(
-          first.replaced ? 'end' : seen,
+          first.replaced === 'all' ? 'end' : seen,
           first.text,
           first.state,
+          first.replaced === 'records',
         )
       } else {
         const records = recordsOf(ready)
