@@ -206,6 +206,14 @@ redis.call('RPUSH', KEYS[1], ARGV[2])
 return base + redis.call('LLEN', KEYS[1])
 `
 
+// Adds ARGV[3 ..] to KEYS[1] with the command ARGV[2] (RPUSH, SADD, HSET)
+// and gives the key the expiry ARGV[1] (ms), in one: a new generation's
+// key is never left without one.
+const ADD_EXPIRING = `#!lua
+redis.call(ARGV[2], KEYS[1], unpack(ARGV, 3))
+return redis.call('PEXPIRE', KEYS[1], ARGV[1])
+`
+
 // Reads one account's records (the list KEYS[5]) of the generation ARGV[2]
 // with the log's entries from place ARGV[1] on, as of one moment: the
 // entries a replica applies before it adds the records. Answers 'moved'
@@ -1145,6 +1153,18 @@ export async function openRedisStore(
     return { entry: { state, gen: current, counts } }
   }
 
+  /** Adds `items` to the key with `command` and sets its expiry, in one command. */
+  const addExpiring = (
+    command: 'RPUSH' | 'SADD' | 'HSET',
+    key: string,
+    items: string[],
+  ): Promise<unknown> => {
+    const args = [String(GENERATION_TTL_MS), command, ...items]
+    return redis
+      .evalSha(scripts.addExpiring, { keys: [key], arguments: args })
+      .catch(reloadScripts(ADD_EXPIRING, [key], args))
+  }
+
   /** Writes a new generation's keys, each to expire unless its state is stored. */
   const writeGeneration = async (
     g: string,
@@ -1155,26 +1175,33 @@ export async function openRedisStore(
     const expiry = {
       expiration: { type: 'PX', value: GENERATION_TTL_MS },
     } as const
+    // @note Each slice with its expiry: a replica killed (or cut off)
+    // between a push and a later PEXPIRE left its records for good.
     const sends: Promise<unknown>[] = []
     for (const [account, texts] of lists) {
       const list = keys.list(account)
       for (let at = 0; at < texts.length; at += WRITE_SLICE)
-        sends.push(redis.rPush(list, texts.slice(at, at + WRITE_SLICE)))
-      sends.push(redis.pExpire(list, GENERATION_TTL_MS))
+        sends.push(
+          addExpiring('RPUSH', list, texts.slice(at, at + WRITE_SLICE)),
+        )
     }
-    if (lists.size > 0) {
-      sends.push(redis.sAdd(keys.accounts, [...lists.keys()]))
-      sends.push(redis.pExpire(keys.accounts, GENERATION_TTL_MS))
-    }
-    for (let at = 0; at < tokens.length; at += WRITE_SLICE)
+    const accounts = [...lists.keys()]
+    for (let at = 0; at < accounts.length; at += WRITE_SLICE)
       sends.push(
-        redis.hSet(
-          keys.tokens,
-          Object.fromEntries(tokens.slice(at, at + WRITE_SLICE)),
+        addExpiring(
+          'SADD',
+          keys.accounts,
+          accounts.slice(at, at + WRITE_SLICE),
         ),
       )
-    if (tokens.length > 0)
-      sends.push(redis.pExpire(keys.tokens, GENERATION_TTL_MS))
+    for (let at = 0; at < tokens.length; at += WRITE_SLICE)
+      sends.push(
+        addExpiring(
+          'HSET',
+          keys.tokens,
+          tokens.slice(at, at + WRITE_SLICE).flat(),
+        ),
+      )
     // Last: a state appended finds it only once the rest is written.
     sends.push(redis.set(keys.written, '1', expiry))
     await Promise.all(sends)
@@ -1467,6 +1494,7 @@ export async function openRedisStore(
   const scripts = {
     append: sha1(APPEND),
     appendState: sha1(APPEND_STATE),
+    addExpiring: sha1(ADD_EXPIRING),
     load: sha1(LOAD),
     read: sha1(READ),
     length: sha1(LENGTH),
