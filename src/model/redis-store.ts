@@ -444,8 +444,12 @@ export async function openRedisStore(
   const waiting = new Set<{
     tick: number
     writes: boolean
+    turn: boolean
     reject(error: Error): void
   }>()
+  // How many changes of the sandbox's own API this replica is deciding and
+  // storing (`alone`), during which it applies nothing else.
+  let alone = 0
   let ticks = 0
   let watching = false
   // @note One watchdog while calls wait, on the host's own timer (`sleep`):
@@ -458,6 +462,13 @@ export async function openRedisStore(
       watching = false
       ticks++
       for (const call of waiting) {
+        // @note A call that waits for this replica's turn to apply waits
+        // for its own change, whose calls of Redis are bounded each: its
+        // time starts again, where it would blame a Redis that answers.
+        if (call.turn && alone > 0) {
+          call.tick = ticks
+          continue
+        }
         // A whole tick more than the timeout: never less than `timeoutMs`.
         if ((ticks - call.tick - 1) * WATCH_EVERY_MS < timeoutMs) continue
         waiting.delete(call)
@@ -494,11 +505,11 @@ export async function openRedisStore(
   }
   const bounded = <T>(
     work: () => Promise<T>,
-    { writes = false } = {},
+    { writes = false, turn = false } = {},
   ): Promise<T> => {
     if (overdue !== undefined) return Promise.reject(unanswered())
     return new Promise<T>((resolve, reject) => {
-      const call = { tick: ticks, writes, reject }
+      const call = { tick: ticks, writes, turn, reject }
       waiting.add(call)
       watch()
       work().then(
@@ -1761,7 +1772,7 @@ export async function openRedisStore(
     ...(journal && { journal }),
     snapshots: createSnapshots(),
     sync: (credential) =>
-      bounded(sync).then(() =>
+      bounded(sync, { turn: true }).then(() =>
         credential === undefined ? undefined : loadAccountOf(credential),
       ),
     loaded: isLoaded,
@@ -1781,7 +1792,7 @@ export async function openRedisStore(
         evictIfDue()
       }
     },
-    resync: () => bounded(resync),
+    resync: () => bounded(resync, { turn: true }),
     version: () => seen,
     commit(write, undo, decidedAt) {
       if (overdue !== undefined) undo?.()
@@ -1793,7 +1804,15 @@ export async function openRedisStore(
       bounded(() => append(wholeState(), undefined, decidedAt, replaced), {
         writes: true,
       }),
-    alone: (work) => inTurn(work),
+    alone: (work) =>
+      inTurn(async () => {
+        alone++
+        try {
+          return await work()
+        } finally {
+          alone--
+        }
+      }),
     async forgetHits() {
       const pattern = `${tag}:hits:*`
       try {
