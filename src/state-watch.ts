@@ -42,7 +42,7 @@ export function applyClocks(
  * @example
  * const watch = watchState(ctx, reads)
  * await resolve(call)
- * const change = watch.changed() // undefined, 'whole', 'replaced', or a StoreWrite
+ * const change = watch.changed() // undefined, 'whole', 'replaced', 'restored', or a StoreWrite
  */
 export function watchState(
   ctx: SandboxContext,
@@ -64,7 +64,13 @@ export function watchState(
   const { clock: clockBefore, account_clocks: accountClocksBefore = [] } =
     read.clocks()
   const changed = (): StateChange => {
-    if (ctx.db !== db) return 'replaced'
+    // @note A restore keeps the scenarios (a reset with none queued too,
+    // told apart from it by nothing): a state that holds them as this copy
+    // held them owes them to the log before it.
+    if (ctx.db !== db)
+      return JSON.stringify(read.scenarios()) === scenarios
+        ? 'restored'
+        : 'replaced'
     if (db.edits() !== edits) return 'whole'
     const newAccounts = db.accounts.all().slice(accounts)
     const newKeys = db.apiKeys.all().slice(apiKeys)

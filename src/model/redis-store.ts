@@ -18,6 +18,7 @@ import {
   MAX_CHANGES_BETWEEN_STATES,
   StoreConflict,
   type DurableExtras,
+  type Replaced,
   type SharedJournal,
   type SharedSnapshotInfo,
   type SharedSnapshots,
@@ -146,7 +147,11 @@ return base + redis.call('LLEN', KEYS[1])
 
 // Appends the whole state ARGV[2] if the log still holds ARGV[1] entries,
 // as APPEND does; with ARGV[1] empty, wherever the log ends (a state that
-// owes nothing to what came before it: a reset, a restore). With a
+// owes nothing to what came before it: a reset). With ARGV[5] '1', wherever
+// the log ends too unless an entry after ARGV[1] changed the scenarios (a
+// state that kept the ones it was decided on, a restore: it owes them to
+// those entries) or is a state (a compaction holds them too); a false
+// match of a record's text costs a retry, never a lost change. With a
 // generation ARGV[3] other than the current one (KEYS[4]), the state's
 // records are that generation's keys, written just before with an expiry
 // (a replica that stops halfway leaves nothing for good): they are kept,
@@ -159,7 +164,15 @@ return base + redis.call('LLEN', KEYS[1])
 const APPEND_STATE = `#!lua
 local base = tonumber(redis.call('GET', KEYS[3]) or '0')
 local length = base + redis.call('LLEN', KEYS[1])
-if ARGV[1] ~= '' and length ~= tonumber(ARGV[1]) then return -1 - length end
+if ARGV[1] ~= '' and length ~= tonumber(ARGV[1]) then
+  local from = tonumber(ARGV[1]) - base
+  if ARGV[5] ~= '1' or from < 0 or length < tonumber(ARGV[1]) then return -1 - length end
+  for _, entry in ipairs(redis.call('LRANGE', KEYS[1], from, -1)) do
+    if string.sub(entry, 1, 9) == '{"state":' or string.find(entry, '"scenarios":', 1, true) or string.find(entry, '"taken":', 1, true) then
+      return -1 - length
+    end
+  end
+end
 local gen = ARGV[3]
 local old = redis.call('GET', KEYS[4])
 if gen ~= '' and old ~= gen then
@@ -191,6 +204,14 @@ end
 redis.call('SET', KEYS[2], length)
 redis.call('RPUSH', KEYS[1], ARGV[2])
 return base + redis.call('LLEN', KEYS[1])
+`
+
+// Adds ARGV[3 ..] to KEYS[1] with the command ARGV[2] (RPUSH, SADD, HSET)
+// and gives the key the expiry ARGV[1] (ms), in one: a new generation's
+// key is never left without one.
+const ADD_EXPIRING = `#!lua
+redis.call(ARGV[2], KEYS[1], unpack(ARGV, 3))
+return redis.call('PEXPIRE', KEYS[1], ARGV[1])
 `
 
 // Reads one account's records (the list KEYS[5]) of the generation ARGV[2]
@@ -424,8 +445,12 @@ export async function openRedisStore(
   const waiting = new Set<{
     tick: number
     writes: boolean
+    turn: boolean
     reject(error: Error): void
   }>()
+  // How many changes of the sandbox's own API this replica is deciding and
+  // storing (`alone`), during which it applies nothing else.
+  let alone = 0
   let ticks = 0
   let watching = false
   // @note One watchdog while calls wait, on the host's own timer (`sleep`):
@@ -438,6 +463,13 @@ export async function openRedisStore(
       watching = false
       ticks++
       for (const call of waiting) {
+        // @note A call that waits for this replica's turn to apply waits
+        // for its own change, whose calls of Redis are bounded each: its
+        // time starts again, where it would blame a Redis that answers.
+        if (call.turn && alone > 0) {
+          call.tick = ticks
+          continue
+        }
         // A whole tick more than the timeout: never less than `timeoutMs`.
         if ((ticks - call.tick - 1) * WATCH_EVERY_MS < timeoutMs) continue
         waiting.delete(call)
@@ -474,11 +506,11 @@ export async function openRedisStore(
   }
   const bounded = <T>(
     work: () => Promise<T>,
-    { writes = false } = {},
+    { writes = false, turn = false } = {},
   ): Promise<T> => {
     if (overdue !== undefined) return Promise.reject(unanswered())
     return new Promise<T>((resolve, reject) => {
-      const call = { tick: ticks, writes, reject }
+      const call = { tick: ticks, writes, turn, reject }
       waiting.add(call)
       watch()
       work().then(
@@ -1154,6 +1186,18 @@ export async function openRedisStore(
     return { entry: { state, gen: current, counts } }
   }
 
+  /** Adds `items` to the key with `command` and sets its expiry, in one command. */
+  const addExpiring = (
+    command: 'RPUSH' | 'SADD' | 'HSET',
+    key: string,
+    items: string[],
+  ): Promise<unknown> => {
+    const args = [String(GENERATION_TTL_MS), command, ...items]
+    return redis
+      .evalSha(scripts.addExpiring, { keys: [key], arguments: args })
+      .catch(reloadScripts(ADD_EXPIRING, [key], args))
+  }
+
   /** Writes a new generation's keys, each to expire unless its state is stored. */
   const writeGeneration = async (
     g: string,
@@ -1164,26 +1208,33 @@ export async function openRedisStore(
     const expiry = {
       expiration: { type: 'PX', value: GENERATION_TTL_MS },
     } as const
+    // @note Each slice with its expiry: a replica killed (or cut off)
+    // between a push and a later PEXPIRE left its records for good.
     const sends: Promise<unknown>[] = []
     for (const [account, texts] of lists) {
       const list = keys.list(account)
       for (let at = 0; at < texts.length; at += WRITE_SLICE)
-        sends.push(redis.rPush(list, texts.slice(at, at + WRITE_SLICE)))
-      sends.push(redis.pExpire(list, GENERATION_TTL_MS))
+        sends.push(
+          addExpiring('RPUSH', list, texts.slice(at, at + WRITE_SLICE)),
+        )
     }
-    if (lists.size > 0) {
-      sends.push(redis.sAdd(keys.accounts, [...lists.keys()]))
-      sends.push(redis.pExpire(keys.accounts, GENERATION_TTL_MS))
-    }
-    for (let at = 0; at < tokens.length; at += WRITE_SLICE)
+    const accounts = [...lists.keys()]
+    for (let at = 0; at < accounts.length; at += WRITE_SLICE)
       sends.push(
-        redis.hSet(
-          keys.tokens,
-          Object.fromEntries(tokens.slice(at, at + WRITE_SLICE)),
+        addExpiring(
+          'SADD',
+          keys.accounts,
+          accounts.slice(at, at + WRITE_SLICE),
         ),
       )
-    if (tokens.length > 0)
-      sends.push(redis.pExpire(keys.tokens, GENERATION_TTL_MS))
+    for (let at = 0; at < tokens.length; at += WRITE_SLICE)
+      sends.push(
+        addExpiring(
+          'HSET',
+          keys.tokens,
+          tokens.slice(at, at + WRITE_SLICE).flat(),
+        ),
+      )
     // Last: a state appended finds it only once the rest is written.
     sends.push(redis.set(keys.written, '1', expiry))
     await Promise.all(sends)
@@ -1191,12 +1242,15 @@ export async function openRedisStore(
 
   /**
    * Writes `state`'s generation when it is new, then appends it at `at`
-   * (`'end'`: wherever the log ends): the new length, or -1 - the length.
+   * (`'end'`: wherever the log ends; with `pastRecords`, wherever it ends
+   * unless an entry after `at` changed the scenarios): the new length, or
+   * -1 - the length.
    */
   const appendState = async (
     at: number | 'end',
     text: string,
     state: StateToStore,
+    pastRecords = false,
   ): Promise<number> => {
     const g = state.entry.gen ?? ''
     if (state.lists) await writeGeneration(g, state.lists, state.tokens ?? [])
@@ -1210,7 +1264,13 @@ export async function openRedisStore(
       keys.tokens,
       keys.written,
     ]
-    const args = [at === 'end' ? '' : String(at), text, g, generation]
+    const args = [
+      at === 'end' ? '' : String(at),
+      text,
+      g,
+      generation,
+      pastRecords ? '1' : '',
+    ]
     return (await redis
       .evalSha(scripts.appendState, { keys: stateKeys, arguments: args })
       .catch(reloadScripts(APPEND_STATE, stateKeys, args))) as number
@@ -1222,8 +1282,12 @@ export async function openRedisStore(
     write?: StoreWrite
     /** The whole state, appended alone. */
     state?: StateToStore
-    /** Whether the state owes nothing to the log before it (a reset, a restore): appended wherever it ends. */
-    replaced?: boolean
+    /**
+     * How much of the log before it the state makes useless, appended
+     * wherever the log ends: `'all'` (a reset), or `'records'` (a restore,
+     * which kept the scenarios: not past an entry that changed them).
+     */
+    replaced?: Replaced
     undo: (() => void) | undefined
     /** Whether the change stays in this copy when it is not stored (nothing takes it back). */
     kept: boolean
@@ -1249,7 +1313,7 @@ export async function openRedisStore(
     entry: { write: StoreWrite } | StateToStore,
     undo?: () => void,
     decidedAt = seen,
-    replaced = false,
+    replaced?: Replaced,
   ): Promise<void> =>
     new Promise<void>((resolve, reject) => {
       const logged = 'write' in entry ? entry : entry.entry
@@ -1403,9 +1467,10 @@ export async function openRedisStore(
       const first = ready[0]!
       if (first.state) {
         sent = appendState(
-          first.replaced ? 'end' : seen,
+          first.replaced === 'all' ? 'end' : seen,
           first.text,
           first.state,
+          first.replaced === 'records',
         )
       } else {
         const records = recordsOf(ready)
@@ -1462,6 +1527,7 @@ export async function openRedisStore(
   const scripts = {
     append: sha1(APPEND),
     appendState: sha1(APPEND_STATE),
+    addExpiring: sha1(ADD_EXPIRING),
     load: sha1(LOAD),
     read: sha1(READ),
     length: sha1(LENGTH),
@@ -1731,7 +1797,7 @@ export async function openRedisStore(
     ...(journal && { journal }),
     snapshots: createSnapshots(),
     sync: (credential) =>
-      bounded(sync).then(() =>
+      bounded(sync, { turn: true }).then(() =>
         credential === undefined ? undefined : loadAccountOf(credential),
       ),
     loaded: isLoaded,
@@ -1751,7 +1817,7 @@ export async function openRedisStore(
         evictIfDue()
       }
     },
-    resync: () => bounded(resync),
+    resync: () => bounded(resync, { turn: true }),
     version: () => seen,
     commit(write, undo, decidedAt) {
       if (overdue !== undefined) undo?.()
@@ -1765,14 +1831,22 @@ export async function openRedisStore(
       bounded(
         () =>
           append(
-            wholeState({ partial: replaced }),
+            wholeState({ partial: replaced !== undefined }),
             undefined,
             decidedAt,
             replaced,
           ),
         { writes: true },
       ),
-    alone: (work) => inTurn(work),
+    alone: (work) =>
+      inTurn(async () => {
+        alone++
+        try {
+          return await work()
+        } finally {
+          alone--
+        }
+      }),
     async forgetHits() {
       const pattern = `${tag}:hits:*`
       try {

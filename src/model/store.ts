@@ -89,18 +89,27 @@ export interface StateParts {
 /**
  * What a call of the sandbox's own API changed, to store before it is
  * answered: nothing, one small write (`added`, `set`), `'whole'` when it
- * edited records (a delete), which only the whole state holds, or
- * `'replaced'` when it replaced the data as a whole (a reset, a restore, a
- * load): a whole state that owes nothing to the one before it.
+ * edited records (a delete), which only the whole state holds,
+ * `'replaced'` when it replaced the data as a whole (a reset, a load): a
+ * whole state that owes nothing to the one before it, or `'restored'` when
+ * it replaced the data and kept the scenarios (a restore): it owes those.
  */
-export type StateChange = StoreWrite | 'whole' | 'replaced' | undefined
+export type StateChange =
+  StoreWrite | 'whole' | 'replaced' | 'restored' | undefined
+
+/**
+ * How much of what a fleet stored before a whole state the state makes
+ * useless: all of it (a reset), or all but the scenarios, which it kept as
+ * the replica held them (a restore).
+ */
+export type Replaced = 'all' | 'records'
 
 /**
  * What a watch of the state tells once a call of the sandbox's own API is
  * done: what the call changed, and how to take a small change back.
  */
 export interface StateWatch {
-  /** What the call changed: nothing, one small write, `'whole'` or `'replaced'`. */
+  /** What the call changed: nothing, one small write, `'whole'`, `'replaced'` or `'restored'`. */
   changed(): StateChange
   /**
    * Puts back the parts a small change set, as they were when the watch
@@ -217,12 +226,14 @@ export interface Store {
   ): Promise<void>
   /**
    * Stores the whole state after a change that replaced or edited records
-   * (a reset, a restore, a load). With `replaced`, the state owes nothing to
-   * the one before it (a reset, a restore, a load): a store that replicas
-   * share stores it after whatever they wrote meanwhile, which it makes
-   * useless, where an edit is decided again when another wrote first.
+   * (a reset, a restore, a load). With `replaced`, the state replaced the
+   * data: a store that replicas share stores it after whatever they wrote
+   * meanwhile, which it makes useless (`'all'`), or only when none of it
+   * changed the scenarios, which the state kept as they were (`'records'`,
+   * a restore); an edit, or a restore that other replicas' scenarios
+   * changed, is decided again when another wrote first.
    */
-  saveState(decidedAt?: number, replaced?: boolean): Promise<void>
+  saveState(decidedAt?: number, replaced?: Replaced): Promise<void>
   /**
    * Runs `work` (a change of the sandbox's own API, decided and stored)
    * while this copy applies nothing that other replicas wrote: what it

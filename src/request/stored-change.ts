@@ -3,7 +3,18 @@
 import type { RouteCall, SandboxContext } from './context.ts'
 import { storageUnavailable } from './storage-errors.ts'
 import { MAX_STORE_ATTEMPTS, storeBusy } from './errors.ts'
-import { StoreConflict, type Store } from '../model/store.ts'
+import {
+  StoreConflict,
+  type Replaced,
+  type StateChange,
+  type Store,
+} from '../model/store.ts'
+
+/** What a whole state makes useless of what other replicas stored before it. */
+const replacedBy: Partial<Record<StateChange & string, Replaced>> = {
+  replaced: 'all',
+  restored: 'records',
+}
 
 /**
  * Runs a resolver of the sandbox's own API on a sandbox with a durable
@@ -139,7 +150,7 @@ async function decideAndStore<T>(
   // restore) is not, and its 503 says what became of it.
   try {
     if (typeof changed === 'string')
-      await store.saveState(decidedAt, changed === 'replaced')
+      await store.saveState(decidedAt, replacedBy[changed])
     else await store.commit(changed, () => watch.undo(changed), decidedAt)
     return { done: true, result }
   } catch (error) {
