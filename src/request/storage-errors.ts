@@ -8,7 +8,8 @@ import { SandboxError, STORAGE_RETRY_AFTER_SECONDS } from './errors.ts'
  * store's own words (`Store.outage`): a write it could not take (nothing
  * changed), a change it keeps in memory though it could not store it
  * (`kept`, a reset on the data file), or a read it could not bring up to
- * date (`read`, a shared store that did not answer).
+ * date (`read`, a shared store that did not answer); `admin` for a change
+ * of the sandbox's own API, which no Idempotency-Key replays.
  *
  * @example
  * throw storageUnavailable(Object.assign(new Error('no space'), { code: 'ENOSPC' }), store)
@@ -17,7 +18,11 @@ import { SandboxError, STORAGE_RETRY_AFTER_SECONDS } from './errors.ts'
 export function storageUnavailable(
   error: Error,
   store: Pick<Store, 'outage'>,
-  { kept = false, read = false }: { kept?: boolean; read?: boolean } = {},
+  {
+    kept = false,
+    read = false,
+    admin = false,
+  }: { kept?: boolean; read?: boolean; admin?: boolean } = {},
 ): SandboxError {
   const { where, code, kept: keptWords, reads, untilFixed } = store.outage
   const shown = (error as { code?: string }).code ?? code
@@ -44,9 +49,13 @@ export function storageUnavailable(
   }
   // @note A write sent and never answered may yet be stored: saying that
   // nothing changed would make a retry without its key a duplicate.
-  const outcome = (error as { unsettled?: boolean }).unsettled
-    ? `, so it may or may not be stored: retry it with the same Idempotency-Key, which replays it if it was, once ${until}`
-    : `, so nothing was changed. Retry once ${until}`
+  const unsettled = (error as { unsettled?: boolean }).unsettled
+  const outcome =
+    unsettled && admin
+      ? `, so it may or may not be stored: once ${until}, read it back (GET on the same path, or GET /__sandbox/state) before you send it again`
+      : unsettled
+        ? `, so it may or may not be stored: retry it with the same Idempotency-Key, which replays it if it was, once ${until}`
+        : `, so nothing was changed. Retry once ${until}`
   return new SandboxError(
     'storage_unavailable',
     `The sandbox could not store this write ${where} (${shown})${outcome}; ${health}`,

@@ -157,6 +157,7 @@ async function decideAndStore<T>(
     if (!(error instanceof StoreConflict) || !store.resync) {
       throw storageUnavailable(error as Error, store, {
         kept: typeof changed === 'string',
+        admin: true,
       })
     }
   }
