@@ -908,10 +908,13 @@ export async function openRedisStore(
   let wholeInUse = 0
   // Accounts by their last request, the longest unused first.
   const used = new Set<string>()
+  // The account of the last request, which no eviction lets go of.
+  let newest: string | undefined
   const hold = (account: string): (() => void) => {
     inUse.set(account, (inUse.get(account) ?? 0) + 1)
     used.delete(account)
     used.add(account)
+    newest = account
     let released = false
     return () => {
       if (released) return
@@ -926,7 +929,8 @@ export async function openRedisStore(
   let evicting = false
   /**
    * Lets go of the records of the accounts that no request used for
-   * longest, none under way, until this copy holds `cacheRecords` at most.
+   * longest, none under way and never the last one used, until this copy
+   * holds `cacheRecords` at most.
    */
   const evictIfDue = (): void => {
     if (evicting || wholeInUse > 0 || gen === undefined) return
@@ -942,7 +946,10 @@ export async function openRedisStore(
       ]
       for (const account of order) {
         if (source.heldRecords() <= cacheRecords) break
-        if (inUse.has(account)) continue
+        // @note An account larger than `cacheRecords` alone, let go of
+        // whenever no request held it for a moment, was loaded whole again
+        // by the next: a replica under load spent its time reloading it.
+        if (inUse.has(account) || account === newest) continue
         const count = source.heldRecords(account)
         if (count === 0) continue
         // @note Unloaded before its records go: a request that asks for it

@@ -3,7 +3,8 @@ import { request } from 'node:http'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { expect, it } from 'vitest'
 import { startRedis } from '../_redis.ts'
-import { createNamed, startServer } from '../_servers.ts'
+import { DEMO_KEY_TWO } from '../../fixtures/demo-keys.ts'
+import { createNamed, postCustomer, startServer } from '../_servers.ts'
 
 // A replica on Redis let go of an account past `cacheRecords` by deleting
 // its customers one by one through @msw/data, which scans the collection
@@ -56,11 +57,24 @@ it('moves the clock while it lets go of an account, and answers 200', async () =
       call.on('error', reject)
       call.write(body.slice(0, 5))
       void sleep(200).then(async () => {
-        // A request of an account loads it; past cacheRecords the replica
-        // lets go of it once answered.
+        // A request of an account loads it; a request of another loads
+        // that one, and past cacheRecords the replica lets go of the first.
         expect((await createNamed(replica.url, 'Ada')).status).toBe(201)
+        expect(
+          (
+            await postCustomer(
+              replica.url,
+              { name: 'Bo', email: 'bo@example.com' },
+              { headers: { authorization: `Bearer ${DEMO_KEY_TWO}` } },
+            )
+          ).status,
+        ).toBe(201)
         await sleep(200)
-        expect(replica.sandbox.db.customers.count()).toBe(0)
+        expect(
+          replica.sandbox.db.customers.findMany((q) =>
+            q.where({ account_id: 'acct_DemoAccount001' }),
+          ),
+        ).toEqual([])
         call.end(body.slice(5))
       }, reject)
     },
