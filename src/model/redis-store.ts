@@ -909,12 +909,12 @@ export async function openRedisStore(
   // Accounts by their last request, the longest unused first.
   const used = new Set<string>()
   // The account of the last request, which no eviction lets go of.
-  let newest: string | undefined
+  let lastUsed: string | undefined
   const hold = (account: string): (() => void) => {
     inUse.set(account, (inUse.get(account) ?? 0) + 1)
     used.delete(account)
     used.add(account)
-    newest = account
+    lastUsed = account
     let released = false
     return () => {
       if (released) return
@@ -949,7 +949,7 @@ export async function openRedisStore(
         // @note An account larger than `cacheRecords` alone, let go of
         // whenever no request held it for a moment, was loaded whole again
         // by the next: a replica under load spent its time reloading it.
-        if (inUse.has(account) || account === newest) continue
+        if (inUse.has(account) || account === lastUsed) continue
         const count = source.heldRecords(account)
         if (count === 0) continue
         // @note Unloaded before its records go: a request that asks for it
