@@ -1390,15 +1390,7 @@ export async function openRedisStore(
     seen = Math.max(seen, length)
     for (const [at, { state, kept }] of ready.entries()) {
       if (state) {
-        changes = 0
-        writes = 0
-        stateAt = length - ready.length + at
-        // A new generation holds what this replica holds: every account.
-        if (state.lists) {
-          gen = state.entry.gen
-          loaded = 'all'
-          holdAll([])
-        }
+        followOwnState(state, length - ready.length + at)
       } else {
         writes++
         if (kept) changes++
@@ -1425,13 +1417,21 @@ export async function openRedisStore(
     else if (length - 1 > seen) lastRemote = length - 1
     seen = length
     seenMark = markOf(text)
-    stateAt = length - 1
+    followOwnState(state!, length - 1)
+    resolve()
+  }
+
+  /** Follows the log from this replica's own whole state, stored at `at`. */
+  const followOwnState = (state: StateToStore, at: number): void => {
     changes = 0
     writes = 0
-    gen = state!.entry.gen
-    loaded = 'all'
-    holdAll([])
-    resolve()
+    stateAt = at
+    // A new generation holds what this replica holds: every account.
+    if (state.lists) {
+      gen = state.entry.gen
+      loaded = 'all'
+      holdAll([])
+    }
   }
 
   /** The ARGV and KEYS that keep each record of `ready` in its account's list of the current generation. */
