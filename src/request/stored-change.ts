@@ -104,6 +104,8 @@ async function storeEachChange<T>(
   stores: (result: T) => boolean,
   records: boolean,
 ): Promise<T> {
+  // Whether the change that lost the race replaced or edited records.
+  let whole = false
   for (let attempt = 1; ; attempt++) {
     // A whole state stored from a copy without every account would drop
     // the others' records: each attempt loads them (a resync unloads).
@@ -115,29 +117,37 @@ async function storeEachChange<T>(
       const decide = () => decideAndStore(ctx, store, change, stores)
       const decided = await (store.alone ? store.alone(decide) : decide())
       if (decided.done) return decided.result
+      whole = decided.whole
     } finally {
       release?.()
     }
     // Another replica changed the state first: make this change again on
     // what the store holds, this copy's own change dropped.
     if (attempt >= MAX_STORE_ATTEMPTS) throw storeBusy()
+    // @note A small change was taken back when it was refused, so catching
+    // up is enough; putting back the whole state would drop every request
+    // this replica is answering, with a 503 blaming a reset nobody made.
     // Only a store that can resync reports a conflict (decideAndStore).
-    await store.resync!().catch((error: Error) => {
-      throw storageUnavailable(error, store)
-    })
+    await (whole || !store.sync ? store.resync!() : store.sync()).catch(
+      (error: Error) => {
+        throw storageUnavailable(error, store)
+      },
+    )
   }
 }
 
 /**
  * Makes `change` once and stores what it changed: `done` unless another
- * replica changed the state first.
+ * replica changed the state first, and then whether the change was
+ * `whole` (a state this copy cannot take back but by putting back the
+ * store's).
  */
 async function decideAndStore<T>(
   ctx: SandboxContext,
   store: Store,
   change: () => T | Promise<T>,
   stores: (result: T) => boolean,
-): Promise<{ done: true; result: T } | { done: false }> {
+): Promise<{ done: true; result: T } | { done: false; whole: boolean }> {
   const decidedAt = store.version?.()
   const watch = await ctx.watchState()
   const result = await change()
@@ -161,7 +171,7 @@ async function decideAndStore<T>(
       })
     }
   }
-  return { done: false }
+  return { done: false, whole: typeof changed === 'string' }
 }
 
 /** Loads every account's records from a store that loads them as asked, held until the release it gives; its failure is a 503. */
