@@ -57,6 +57,11 @@ export interface SandboxContext {
    * back, so that no change is decided on one that is then undone.
    */
   adminTurn?: Promise<unknown> | undefined
+  /**
+   * The writes of API calls that the durable store has not answered yet:
+   * their records are in memory, and go again if the store refuses them.
+   */
+  writesUnderWay?: Set<Promise<unknown>>
   /** Settles when the current seeding is done; every resolver awaits it. */
   ready: Promise<void>
   /** Whether `ready` has settled, so that resolvers need not wait a tick for it. */

@@ -378,16 +378,23 @@ async function commit(
   const { db } = ctx
   const { created } = write
   const store = ctx.storage!
+  // Told to the snapshots taken meanwhile, which keep its record only once stored.
+  const under = (ctx.writesUnderWay ??= new Set())
+  let writing: Promise<void> | undefined
   try {
-    await store.commit(
+    writing = store.commit(
       write,
       created === undefined ? undefined : () => db.remove(created),
       decidedAt,
     )
+    under.add(writing)
+    await writing
     return true
   } catch (error) {
     if (!(error instanceof StoreConflict))
       throw await storageProblem(error as Error, store)
+  } finally {
+    if (writing) under.delete(writing)
   }
   // Brings in what the other replica stored before deciding again.
   await store.sync!().catch(async (error: Error) => {
