@@ -46,6 +46,12 @@ type LogEntry =
       gen?: string
       /** How many customers and tokens each account of `gen` holds. */
       counts?: Record<string, number>
+      /**
+       * How many of them are tokens: at least this many (a state of an
+       * earlier version says none), so that a token index found gone is
+       * known to have held some.
+       */
+      tokens?: number
     }
 
 /** Options of `openRedisStore`. */
@@ -634,6 +640,23 @@ export async function openRedisStore(
     else held.set(account, count)
     tellHeld()
   }
+  // How many customers and tokens each account of `gen` holds in Redis, and
+  // how many of them are tokens, as of `seen`: what the log says, loaded
+  // here or not. A compaction stores these, never what this copy holds,
+  // which counts the records of writes decided and not stored yet.
+  let stored = new Map<string, number>()
+  let storedTokens = 0
+  /** Starts the counts again from a whole state's. */
+  const countState = (entry: Extract<LogEntry, { state: unknown }>): void => {
+    stored = new Map(Object.entries(entry.counts ?? {}))
+    storedTokens = entry.tokens ?? 0
+  }
+  /** Counts a record that the log now holds. */
+  const countStored = (created: CreatedRecord): void => {
+    const account = accountOfRecord(created)
+    stored.set(account, (stored.get(account) ?? 0) + 1)
+    if ('token' in created) storedTokens++
+  }
   /** Takes the records of a state this replica applied: its generation's, or its own. */
   const adoptGeneration = (
     entry: Extract<LogEntry, { state: unknown }>,
@@ -641,11 +664,13 @@ export async function openRedisStore(
     gen = entry.gen
     loaded = gen === undefined ? 'all' : new Set()
     holdAll(gen === undefined ? [] : Object.entries(entry.counts ?? {}))
+    countState(entry)
   }
   /** A write of another replica, without its record when its account is not loaded here (counted instead). */
   const loadedPart = (write: StoreWrite): StoreWrite => {
     const { created, ...rest } = write
     if (created === undefined) return write
+    countStored(created)
     const account = accountOfRecord(created)
     if (isLoaded(account)) return write
     holdOne(account, (held.get(account) ?? 0) + 1)
@@ -1080,6 +1105,7 @@ export async function openRedisStore(
           gen = state.entry.gen
           loaded = 'all'
           holdAll([])
+          countState(state.entry)
           // A new log: nothing this replica decides now is late.
           lastRemote = seen
           lost = false
@@ -1145,6 +1171,11 @@ export async function openRedisStore(
     lists?: Map<string, string[]>
     /** Each token's digest and account, for a new generation's index. */
     tokens?: [digest: string, account: string][]
+    /**
+     * Whether its counts are the log's where it is appended, filled in as
+     * it is sent (a compaction, whose records stay where they are).
+     */
+    counted?: boolean
   }
 
   /**
@@ -1179,6 +1210,7 @@ export async function openRedisStore(
         state: { ...dumped, customers: [], tokens: [] },
         gen: globalThis.crypto.randomUUID(),
         counts,
+        tokens: tokens.length,
       },
       lists,
       tokens,
@@ -1186,12 +1218,10 @@ export async function openRedisStore(
   }
 
   /** The state without its records, which stay in the generation `current`: a compaction. */
-  const sharedState = (current: string): StateToStore => {
-    const { state, counts } = source.dumpShared()
-    for (const [account, count] of held)
-      counts[account] = (counts[account] ?? 0) + count
-    return { entry: { state, gen: current, counts } }
-  }
+  const sharedState = (current: string): StateToStore => ({
+    entry: { state: source.dumpShared(), gen: current },
+    counted: true,
+  })
 
   /** Adds `items` to the key with `command` and sets its expiry, in one command. */
   const addExpiring = (
@@ -1388,12 +1418,13 @@ export async function openRedisStore(
     // A read may have applied other replicas' entries after these already.
     if (length >= seen) seenMark = markOf(ready.at(-1)!.text)
     seen = Math.max(seen, length)
-    for (const [at, { state, kept }] of ready.entries()) {
+    for (const [at, { state, kept, write }] of ready.entries()) {
       if (state) {
         followOwnState(state, length - ready.length + at)
       } else {
         writes++
         if (kept) changes++
+        if (write?.created) countStored(write.created)
       }
     }
     for (const { resolve } of ready) resolve()
@@ -1431,6 +1462,7 @@ export async function openRedisStore(
       gen = state.entry.gen
       loaded = 'all'
       holdAll([])
+      countState(state.entry)
     }
   }
 
@@ -1472,6 +1504,17 @@ export async function openRedisStore(
       if (ready.length === 0) continue
       let sent: Promise<unknown>
       const first = ready[0]!
+      if (first.state?.counted) {
+        // @note Counted now, at the place it is appended: made earlier, it
+        // missed the records stored since, and counted those of writes
+        // this copy had decided and Redis then refused (decided again,
+        // stored after it, and so counted twice by a replica that starts
+        // from it).
+        const { entry } = first.state
+        entry.counts = Object.fromEntries(stored)
+        entry.tokens = storedTokens
+        first.text = JSON.stringify({ ...entry, by: markOf(first.text) })
+      }
       if (first.state) {
         sent = appendState(
           first.replaced === 'all' ? 'end' : seen,
