@@ -238,6 +238,17 @@ for _, record in ipairs(redis.call('LRANGE', KEYS[5], 0, -1)) do out[#out + 1] =
 return out
 `
 
+// Finds the account of the token whose secret's digest is ARGV[2] in the
+// index KEYS[2] of the generation ARGV[1], as of one moment: 'moved' when
+// another generation is current (KEYS[1]); else 'ok' and the account, or
+// 'ok', '' and whether the index exists at all.
+const LOOKUP = `#!lua flags=no-writes
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return { 'moved' } end
+local account = redis.call('HGET', KEYS[2], ARGV[2])
+if account then return { 'ok', account } end
+return { 'ok', '', tostring(redis.call('EXISTS', KEYS[2])) }
+`
+
 // Reads up to ARGV[2] entries from place ARGV[1] on, after four items: the
 // count of entries dropped from the front (is the place still held?), the
 // log's length, the place of its last whole state and the mark of the entry
@@ -901,13 +912,7 @@ export async function openRedisStore(
     // would be answered from none of its account's records once it is.
     for (let put = replacing; put !== undefined; put = replacing)
       await put.catch(() => {})
-    let account = source.accountOf(credential)
-    if (account === undefined && loaded !== 'all' && gen !== undefined) {
-      const index = genKeys(gen).tokens
-      account =
-        (await bounded(() => redis.hGet(index, secretDigest(credential)))) ??
-        undefined
-    }
+    const account = source.accountOf(credential) ?? (await lookUp(credential))
     if (account === undefined) return undefined
     // Held before it is loaded: no eviction drops it under the request.
     const release = hold(account)
@@ -925,6 +930,63 @@ export async function openRedisStore(
       throw error
     })
     return release
+  }
+
+  /**
+   * The account of a token that no loaded account holds, from the current
+   * generation's index; `undefined` for a token it does not hold. An index
+   * gone while the log says the generation holds tokens is an error, as a
+   * lost list is: refused, every token would read as unknown.
+   */
+  const lookUp = async (credential: string): Promise<string | undefined> => {
+    for (let attempt = 1; ; attempt++) {
+      if (loaded === 'all' || gen === undefined) return undefined
+      const current = gen
+      const index = genKeys(current).tokens
+      const keys = [genKey, index]
+      const args = [current, secretDigest(credential)]
+      const [said, account, exists] = (await bounded(() =>
+        redis
+          .evalSha(scripts.lookup, { keys, arguments: args })
+          .catch(reloadScripts(LOOKUP, keys, args)),
+      )) as string[]
+      if (said === 'ok' && gen === current) {
+        if (account) return account
+        if (exists === '0' && storedTokens > 0) {
+          loseRecords(
+            current,
+            `The Redis store at ${shown} lost the index of its tokens: its key ${index} is gone, where the log says it holds ${storedTokens} tokens (a key of the namespace deleted by hand?), so a token of an account this replica has not loaded cannot be found.`,
+          )
+        }
+        return undefined
+      }
+      if (attempt >= MAX_CATCH_UPS) {
+        throw new Error(
+          `The Redis store's log at ${shown} moved on ${MAX_CATCH_UPS} times while this replica looked a token up.`,
+        )
+      }
+      // Another generation is current (a reset): take it, and look again.
+      await bounded(sync, { turn: true })
+      const found = source.accountOf(credential)
+      if (found !== undefined) return found
+    }
+  }
+
+  /**
+   * Says that Redis lost records of the generation `current`, which the
+   * log counts: health says so until another generation is current (a
+   * reset, a restore), and the request is refused.
+   */
+  const loseRecords = (current: string, message: string): never => {
+    lostRecords = {
+      gen: current,
+      fault: {
+        code: 'REDIS_LOST_RECORDS',
+        message,
+        since: new Date().toISOString(),
+      },
+    }
+    throw Object.assign(new Error(message), { code: 'REDIS_LOST_RECORDS' })
   }
 
   // Requests under way by account, and the calls that hold every account:
@@ -1041,19 +1103,10 @@ export async function openRedisStore(
         // and loaded as empty it would serve the account from none of them.
         const counted = held.get(account) ?? 0
         if (reply[2] === '0' && counted > 0) {
-          const message = `The Redis store at ${shown} lost the records of the account ${account}: its key ${keys[4]} is gone, where the log says it holds ${counted} of the account's customers and tokens (a key of the namespace deleted by hand?).`
-          // Said by health until another generation is current (a reset).
-          lostRecords = {
-            gen: current,
-            fault: {
-              code: 'REDIS_LOST_RECORDS',
-              message,
-              since: new Date().toISOString(),
-            },
-          }
-          throw Object.assign(new Error(message), {
-            code: 'REDIS_LOST_RECORDS',
-          })
+          loseRecords(
+            current,
+            `The Redis store at ${shown} lost the records of the account ${account}: its key ${keys[4]} is gone, where the log says it holds ${counted} of the account's customers and tokens (a key of the namespace deleted by hand?).`,
+          )
         }
         await source.insert(
           reply
@@ -1579,6 +1632,7 @@ export async function openRedisStore(
     appendState: sha1(APPEND_STATE),
     addExpiring: sha1(ADD_EXPIRING),
     load: sha1(LOAD),
+    lookup: sha1(LOOKUP),
     read: sha1(READ),
     length: sha1(LENGTH),
     hit: sha1(HIT),
