@@ -463,6 +463,7 @@ export async function openRedisStore(
     tick: number
     writes: boolean
     turn: boolean
+    steps: boolean
     reject(error: Error): void
   }>()
   // How many changes of the sandbox's own API this replica is deciding and
@@ -487,6 +488,12 @@ export async function openRedisStore(
           call.tick = ticks
           continue
         }
+        // @note A call of many commands (a whole state's records written in
+        // slices, a long log read in slices) waits for each of them, not
+        // for all of them at once: its time starts again at each answer,
+        // where a hundred thousand records failed a start as if Redis
+        // answered nothing.
+        if (call.steps) call.tick = Math.max(call.tick, steppedAt)
         // A whole tick more than the timeout: never less than `timeoutMs`.
         if ((ticks - call.tick - 1) * WATCH_EVERY_MS < timeoutMs) continue
         waiting.delete(call)
@@ -521,13 +528,22 @@ export async function openRedisStore(
     overdue = undefined
     if (connected) onLog?.(`The Redis store at ${shown} answers again.`)
   }
+  // The watchdog's tick at the last step of a call of many commands
+  // (`steps`): commands sent, or one answered.
+  let steppedAt = -1
+  /** Passes on the answer of one command of a call of many. */
+  const step = <T>(value: T): T => {
+    steppedAt = ticks
+    answered()
+    return value
+  }
   const bounded = <T>(
     work: () => Promise<T>,
-    { writes = false, turn = false } = {},
+    { writes = false, turn = false, steps = false } = {},
   ): Promise<T> => {
     if (overdue !== undefined) return Promise.reject(unanswered())
     return new Promise<T>((resolve, reject) => {
-      const call = { tick: ticks, writes, turn, reject }
+      const call = { tick: ticks, writes, turn, steps, reject }
       waiting.add(call)
       watch()
       work().then(
@@ -703,7 +719,8 @@ export async function openRedisStore(
       const args = [String(from + texts.length), String(READ_SLICE)]
       const [dropped, length, last, before, ...slice] = (await redis
         .evalSha(scripts.read, { keys, arguments: args })
-        .catch(reloadScripts(READ, keys, args))) as string[]
+        .catch(reloadScripts(READ, keys, args))
+        .then(step)) as string[]
       // @note Redis lost the log (a flush, a restart without persistence)
       // or holds an older one (a failover to a replica behind): shorter than
       // this replica's place, or its last whole state is not the one this
@@ -966,7 +983,7 @@ export async function openRedisStore(
         )
       }
       // Another generation is current (a reset): take it, and look again.
-      await bounded(sync, { turn: true })
+      await bounded(sync, { turn: true, steps: true })
       const found = source.accountOf(credential)
       if (found !== undefined) return found
     }
@@ -1286,6 +1303,7 @@ export async function openRedisStore(
     return redis
       .evalSha(scripts.addExpiring, { keys: [key], arguments: args })
       .catch(reloadScripts(ADD_EXPIRING, [key], args))
+      .then(step)
   }
 
   /** Writes a new generation's keys, each to expire unless its state is stored. */
@@ -1298,6 +1316,8 @@ export async function openRedisStore(
     const expiry = {
       expiration: { type: 'PX', value: GENERATION_TTL_MS },
     } as const
+    // Their time starts now, not when the state was made (a long dump).
+    steppedAt = ticks
     // @note Each slice with its expiry: a replica killed (or cut off)
     // between a push and a later PEXPIRE left its records for good.
     const sends: Promise<unknown>[] = []
@@ -1760,7 +1780,7 @@ export async function openRedisStore(
       fleet = await bounded(() => joinFleet(own))
     }
     // The first replica's seeded state is everyone's; the others take it.
-    await bounded(resync)
+    await bounded(resync, { steps: true })
     // @note Sent once now, and Redis keeps the script: a first write sent by
     // its SHA1 alone would otherwise fail on NOSCRIPT and go again whole,
     // and a connection lost between the two would lose a write Redis never ran.
@@ -1901,7 +1921,7 @@ export async function openRedisStore(
     ...(journal && { journal }),
     snapshots: createSnapshots(),
     sync: (credential) =>
-      bounded(sync, { turn: true }).then(() =>
+      bounded(sync, { turn: true, steps: true }).then(() =>
         credential === undefined ? undefined : loadAccountOf(credential),
       ),
     loaded: isLoaded,
@@ -1921,7 +1941,7 @@ export async function openRedisStore(
         evictIfDue()
       }
     },
-    resync: () => bounded(resync, { turn: true }),
+    resync: () => bounded(resync, { turn: true, steps: true }),
     version: () => seen,
     commit(write, undo, decidedAt) {
       if (overdue !== undefined) undo?.()
@@ -1940,7 +1960,7 @@ export async function openRedisStore(
             decidedAt,
             replaced,
           ),
-        { writes: true },
+        { writes: true, steps: true },
       ),
     alone: (work) =>
       inTurn(async () => {
