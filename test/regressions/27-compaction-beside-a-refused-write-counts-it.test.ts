@@ -121,6 +121,7 @@ it('counts the records of an account it has not loaded as the log holds them, af
     { name: 'Last', email: 'last@example.com' },
     { headers: { authorization: `Bearer ${DEMO_KEY_ONE}` } },
   )
-  // @note Refused, it said "The sandbox holds 1500 records".
+  // @note Refused, it said "The sandbox holds 1502 records": each write
+  // refused beside a compaction counted once more.
   expect(last.status, await last.text()).toBe(201)
 }, 60_000)
