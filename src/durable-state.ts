@@ -105,19 +105,10 @@ export function createDurableState(
       // hold many.
       const copy = <T extends object>(records: readonly T[]): T[] =>
         records.map((record) => ({ ...record }))
-      const counts: Record<string, number> = {}
-      const accounts = copy(ctx.db.accounts.all())
-      for (const { id } of accounts) {
-        const count = ctx.db.customersOf(id).length + ctx.db.tokensOf(id).length
-        if (count > 0) counts[id] = count
-      }
       return {
-        state: {
-          ...withExtras(dumpWithoutRecords()),
-          accounts,
-          api_keys: copy(ctx.db.apiKeys.all()),
-        },
-        counts,
+        ...withExtras(dumpWithoutRecords()),
+        accounts: copy(ctx.db.accounts.all()),
+        api_keys: copy(ctx.db.apiKeys.all()),
       }
     },
     async insert(records) {

@@ -46,6 +46,12 @@ type LogEntry =
       gen?: string
       /** How many customers and tokens each account of `gen` holds. */
       counts?: Record<string, number>
+      /**
+       * How many of them are tokens: at least this many (a state of an
+       * earlier version says none), so that a token index found gone is
+       * known to have held some.
+       */
+      tokens?: number
     }
 
 /** Options of `openRedisStore`. */
@@ -230,6 +236,17 @@ local out = { 'ok', tostring(length - from), tostring(redis.call('EXISTS', KEYS[
 for _, entry in ipairs(redis.call('LRANGE', KEYS[1], from - base, -1)) do out[#out + 1] = entry end
 for _, record in ipairs(redis.call('LRANGE', KEYS[5], 0, -1)) do out[#out + 1] = record end
 return out
+`
+
+// Finds the account of the token whose secret's digest is ARGV[2] in the
+// index KEYS[2] of the generation ARGV[1], as of one moment: 'moved' when
+// another generation is current (KEYS[1]); else 'ok' and the account, or
+// 'ok', '' and whether the index exists at all.
+const LOOKUP = `#!lua flags=no-writes
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return { 'moved' } end
+local account = redis.call('HGET', KEYS[2], ARGV[2])
+if account then return { 'ok', account } end
+return { 'ok', '', tostring(redis.call('EXISTS', KEYS[2])) }
 `
 
 // Reads up to ARGV[2] entries from place ARGV[1] on, after four items: the
@@ -446,6 +463,7 @@ export async function openRedisStore(
     tick: number
     writes: boolean
     turn: boolean
+    steps: boolean
     reject(error: Error): void
   }>()
   // How many changes of the sandbox's own API this replica is deciding and
@@ -470,6 +488,12 @@ export async function openRedisStore(
           call.tick = ticks
           continue
         }
+        // @note A call of many commands (a whole state's records written in
+        // slices, a long log read in slices) waits for each of them, not
+        // for all of them at once: its time starts again at each answer,
+        // where a hundred thousand records failed a start as if Redis
+        // answered nothing.
+        if (call.steps) call.tick = Math.max(call.tick, steppedAt)
         // A whole tick more than the timeout: never less than `timeoutMs`.
         if ((ticks - call.tick - 1) * WATCH_EVERY_MS < timeoutMs) continue
         waiting.delete(call)
@@ -504,13 +528,22 @@ export async function openRedisStore(
     overdue = undefined
     if (connected) onLog?.(`The Redis store at ${shown} answers again.`)
   }
+  // The watchdog's tick at the last step of a call of many commands
+  // (`steps`): commands sent, or one answered.
+  let steppedAt = -1
+  /** Passes on the answer of one command of a call of many. */
+  const step = <T>(value: T): T => {
+    steppedAt = ticks
+    answered()
+    return value
+  }
   const bounded = <T>(
     work: () => Promise<T>,
-    { writes = false, turn = false } = {},
+    { writes = false, turn = false, steps = false } = {},
   ): Promise<T> => {
     if (overdue !== undefined) return Promise.reject(unanswered())
     return new Promise<T>((resolve, reject) => {
-      const call = { tick: ticks, writes, turn, reject }
+      const call = { tick: ticks, writes, turn, steps, reject }
       waiting.add(call)
       watch()
       work().then(
@@ -634,6 +667,23 @@ export async function openRedisStore(
     else held.set(account, count)
     tellHeld()
   }
+  // How many customers and tokens each account of `gen` holds in Redis, and
+  // how many of them are tokens, as of `seen`: what the log says, loaded
+  // here or not. A compaction stores these, never what this copy holds,
+  // which counts the records of writes decided and not stored yet.
+  let stored = new Map<string, number>()
+  let storedTokens = 0
+  /** Starts the counts again from a whole state's. */
+  const countState = (entry: Extract<LogEntry, { state: unknown }>): void => {
+    stored = new Map(Object.entries(entry.counts ?? {}))
+    storedTokens = entry.tokens ?? 0
+  }
+  /** Counts a record that the log now holds. */
+  const countStored = (created: CreatedRecord): void => {
+    const account = accountOfRecord(created)
+    stored.set(account, (stored.get(account) ?? 0) + 1)
+    if ('token' in created) storedTokens++
+  }
   /** Takes the records of a state this replica applied: its generation's, or its own. */
   const adoptGeneration = (
     entry: Extract<LogEntry, { state: unknown }>,
@@ -641,11 +691,13 @@ export async function openRedisStore(
     gen = entry.gen
     loaded = gen === undefined ? 'all' : new Set()
     holdAll(gen === undefined ? [] : Object.entries(entry.counts ?? {}))
+    countState(entry)
   }
   /** A write of another replica, without its record when its account is not loaded here (counted instead). */
   const loadedPart = (write: StoreWrite): StoreWrite => {
     const { created, ...rest } = write
     if (created === undefined) return write
+    countStored(created)
     const account = accountOfRecord(created)
     if (isLoaded(account)) return write
     holdOne(account, (held.get(account) ?? 0) + 1)
@@ -667,7 +719,8 @@ export async function openRedisStore(
       const args = [String(from + texts.length), String(READ_SLICE)]
       const [dropped, length, last, before, ...slice] = (await redis
         .evalSha(scripts.read, { keys, arguments: args })
-        .catch(reloadScripts(READ, keys, args))) as string[]
+        .catch(reloadScripts(READ, keys, args))
+        .then(step)) as string[]
       // @note Redis lost the log (a flush, a restart without persistence)
       // or holds an older one (a failover to a replica behind): shorter than
       // this replica's place, or its last whole state is not the one this
@@ -876,13 +929,7 @@ export async function openRedisStore(
     // would be answered from none of its account's records once it is.
     for (let put = replacing; put !== undefined; put = replacing)
       await put.catch(() => {})
-    let account = source.accountOf(credential)
-    if (account === undefined && loaded !== 'all' && gen !== undefined) {
-      const index = genKeys(gen).tokens
-      account =
-        (await bounded(() => redis.hGet(index, secretDigest(credential)))) ??
-        undefined
-    }
+    const account = source.accountOf(credential) ?? (await lookUp(credential))
     if (account === undefined) return undefined
     // Held before it is loaded: no eviction drops it under the request.
     const release = hold(account)
@@ -900,6 +947,63 @@ export async function openRedisStore(
       throw error
     })
     return release
+  }
+
+  /**
+   * The account of a token that no loaded account holds, from the current
+   * generation's index; `undefined` for a token it does not hold. An index
+   * gone while the log says the generation holds tokens is an error, as a
+   * lost list is: refused, every token would read as unknown.
+   */
+  const lookUp = async (credential: string): Promise<string | undefined> => {
+    for (let attempt = 1; ; attempt++) {
+      if (loaded === 'all' || gen === undefined) return undefined
+      const current = gen
+      const index = genKeys(current).tokens
+      const keys = [genKey, index]
+      const args = [current, secretDigest(credential)]
+      const [said, account, exists] = (await bounded(() =>
+        redis
+          .evalSha(scripts.lookup, { keys, arguments: args })
+          .catch(reloadScripts(LOOKUP, keys, args)),
+      )) as string[]
+      if (said === 'ok' && gen === current) {
+        if (account) return account
+        if (exists === '0' && storedTokens > 0) {
+          loseRecords(
+            current,
+            `The Redis store at ${shown} lost the index of its tokens: its key ${index} is gone, where the log says it holds ${storedTokens} tokens (a key of the namespace deleted by hand?), so a token of an account this replica has not loaded cannot be found.`,
+          )
+        }
+        return undefined
+      }
+      if (attempt >= MAX_CATCH_UPS) {
+        throw new Error(
+          `The Redis store's log at ${shown} moved on ${MAX_CATCH_UPS} times while this replica looked a token up.`,
+        )
+      }
+      // Another generation is current (a reset): take it, and look again.
+      await bounded(sync, { turn: true, steps: true })
+      const found = source.accountOf(credential)
+      if (found !== undefined) return found
+    }
+  }
+
+  /**
+   * Says that Redis lost records of the generation `current`, which the
+   * log counts: health says so until another generation is current (a
+   * reset, a restore), and the request is refused.
+   */
+  const loseRecords = (current: string, message: string): never => {
+    lostRecords = {
+      gen: current,
+      fault: {
+        code: 'REDIS_LOST_RECORDS',
+        message,
+        since: new Date().toISOString(),
+      },
+    }
+    throw Object.assign(new Error(message), { code: 'REDIS_LOST_RECORDS' })
   }
 
   // Requests under way by account, and the calls that hold every account:
@@ -1016,19 +1120,10 @@ export async function openRedisStore(
         // and loaded as empty it would serve the account from none of them.
         const counted = held.get(account) ?? 0
         if (reply[2] === '0' && counted > 0) {
-          const message = `The Redis store at ${shown} lost the records of the account ${account}: its key ${keys[4]} is gone, where the log says it holds ${counted} of the account's customers and tokens (a key of the namespace deleted by hand?).`
-          // Said by health until another generation is current (a reset).
-          lostRecords = {
-            gen: current,
-            fault: {
-              code: 'REDIS_LOST_RECORDS',
-              message,
-              since: new Date().toISOString(),
-            },
-          }
-          throw Object.assign(new Error(message), {
-            code: 'REDIS_LOST_RECORDS',
-          })
+          loseRecords(
+            current,
+            `The Redis store at ${shown} lost the records of the account ${account}: its key ${keys[4]} is gone, where the log says it holds ${counted} of the account's customers and tokens (a key of the namespace deleted by hand?).`,
+          )
         }
         await source.insert(
           reply
@@ -1080,6 +1175,7 @@ export async function openRedisStore(
           gen = state.entry.gen
           loaded = 'all'
           holdAll([])
+          countState(state.entry)
           // A new log: nothing this replica decides now is late.
           lastRemote = seen
           lost = false
@@ -1145,6 +1241,11 @@ export async function openRedisStore(
     lists?: Map<string, string[]>
     /** Each token's digest and account, for a new generation's index. */
     tokens?: [digest: string, account: string][]
+    /**
+     * Whether its counts are the log's where it is appended, filled in as
+     * it is sent (a compaction, whose records stay where they are).
+     */
+    counted?: boolean
   }
 
   /**
@@ -1179,6 +1280,7 @@ export async function openRedisStore(
         state: { ...dumped, customers: [], tokens: [] },
         gen: globalThis.crypto.randomUUID(),
         counts,
+        tokens: tokens.length,
       },
       lists,
       tokens,
@@ -1186,12 +1288,10 @@ export async function openRedisStore(
   }
 
   /** The state without its records, which stay in the generation `current`: a compaction. */
-  const sharedState = (current: string): StateToStore => {
-    const { state, counts } = source.dumpShared()
-    for (const [account, count] of held)
-      counts[account] = (counts[account] ?? 0) + count
-    return { entry: { state, gen: current, counts } }
-  }
+  const sharedState = (current: string): StateToStore => ({
+    entry: { state: source.dumpShared(), gen: current },
+    counted: true,
+  })
 
   /** Adds `items` to the key with `command` and sets its expiry, in one command. */
   const addExpiring = (
@@ -1203,6 +1303,7 @@ export async function openRedisStore(
     return redis
       .evalSha(scripts.addExpiring, { keys: [key], arguments: args })
       .catch(reloadScripts(ADD_EXPIRING, [key], args))
+      .then(step)
   }
 
   /** Writes a new generation's keys, each to expire unless its state is stored. */
@@ -1215,6 +1316,8 @@ export async function openRedisStore(
     const expiry = {
       expiration: { type: 'PX', value: GENERATION_TTL_MS },
     } as const
+    // Their time starts now, not when the state was made (a long dump).
+    steppedAt = ticks
     // @note Each slice with its expiry: a replica killed (or cut off)
     // between a push and a later PEXPIRE left its records for good.
     const sends: Promise<unknown>[] = []
@@ -1388,12 +1491,13 @@ export async function openRedisStore(
     // A read may have applied other replicas' entries after these already.
     if (length >= seen) seenMark = markOf(ready.at(-1)!.text)
     seen = Math.max(seen, length)
-    for (const [at, { state, kept }] of ready.entries()) {
+    for (const [at, { state, kept, write }] of ready.entries()) {
       if (state) {
         followOwnState(state, length - ready.length + at)
       } else {
         writes++
         if (kept) changes++
+        if (write?.created) countStored(write.created)
       }
     }
     for (const { resolve } of ready) resolve()
@@ -1431,6 +1535,7 @@ export async function openRedisStore(
       gen = state.entry.gen
       loaded = 'all'
       holdAll([])
+      countState(state.entry)
     }
   }
 
@@ -1472,6 +1577,17 @@ export async function openRedisStore(
       if (ready.length === 0) continue
       let sent: Promise<unknown>
       const first = ready[0]!
+      if (first.state?.counted) {
+        // @note Counted now, at the place it is appended: made earlier, it
+        // missed the records stored since, and counted those of writes
+        // this copy had decided and Redis then refused (decided again,
+        // stored after it, and so counted twice by a replica that starts
+        // from it).
+        const { entry } = first.state
+        entry.counts = Object.fromEntries(stored)
+        entry.tokens = storedTokens
+        first.text = JSON.stringify({ ...entry, by: markOf(first.text) })
+      }
       if (first.state) {
         sent = appendState(
           first.replaced === 'all' ? 'end' : seen,
@@ -1536,6 +1652,7 @@ export async function openRedisStore(
     appendState: sha1(APPEND_STATE),
     addExpiring: sha1(ADD_EXPIRING),
     load: sha1(LOAD),
+    lookup: sha1(LOOKUP),
     read: sha1(READ),
     length: sha1(LENGTH),
     hit: sha1(HIT),
@@ -1663,7 +1780,7 @@ export async function openRedisStore(
       fleet = await bounded(() => joinFleet(own))
     }
     // The first replica's seeded state is everyone's; the others take it.
-    await bounded(resync)
+    await bounded(resync, { steps: true })
     // @note Sent once now, and Redis keeps the script: a first write sent by
     // its SHA1 alone would otherwise fail on NOSCRIPT and go again whole,
     // and a connection lost between the two would lose a write Redis never ran.
@@ -1804,7 +1921,7 @@ export async function openRedisStore(
     ...(journal && { journal }),
     snapshots: createSnapshots(),
     sync: (credential) =>
-      bounded(sync, { turn: true }).then(() =>
+      bounded(sync, { turn: true, steps: true }).then(() =>
         credential === undefined ? undefined : loadAccountOf(credential),
       ),
     loaded: isLoaded,
@@ -1824,7 +1941,7 @@ export async function openRedisStore(
         evictIfDue()
       }
     },
-    resync: () => bounded(resync, { turn: true }),
+    resync: () => bounded(resync, { turn: true, steps: true }),
     version: () => seen,
     commit(write, undo, decidedAt) {
       if (overdue !== undefined) undo?.()
@@ -1843,7 +1960,7 @@ export async function openRedisStore(
             decidedAt,
             replaced,
           ),
-        { writes: true },
+        { writes: true, steps: true },
       ),
     alone: (work) =>
       inTurn(async () => {

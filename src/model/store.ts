@@ -271,13 +271,11 @@ export interface StoreSource {
   /** Applies a write another replica stored. */
   apply(write: StoreWrite): Promise<void>
   /**
-   * The whole state but customers and tokens, with how many of those each
-   * account holds: what a store keeps records of apart, account by account.
+   * The whole state but customers and tokens: what a store that keeps
+   * records apart, account by account, stores beside them (it counts them
+   * itself, as it stored them).
    */
-  dumpShared(): {
-    state: SandboxData & DurableExtras
-    counts: Record<string, number>
-  }
+  dumpShared(): SandboxData & DurableExtras
   /** Adds records another replica stored, when their account is first asked for. */
   insert(records: readonly CreatedRecord[]): Promise<void>
   /** The account of a loaded API key or token with this secret. */
