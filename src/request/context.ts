@@ -58,6 +58,13 @@ export interface SandboxContext {
    */
   adminTurn?: Promise<unknown> | undefined
   /**
+   * The take of a queued scenario under way in a replica of a fleet, or the
+   * change of the sandbox's own API being stored: one at a time, so that a
+   * change, which stores the scenarios whole, holds every take this replica
+   * stored before it (a take is applied here once stored).
+   */
+  scenarioTurn?: Promise<unknown> | undefined
+  /**
    * The writes of API calls that the durable store has not answered yet:
    * their records are in memory, and go again if the store refuses them.
    */

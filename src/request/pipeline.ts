@@ -448,17 +448,10 @@ function takeStoredScenario(
   // @note One take at a time in a replica of a fleet: a take that another
   // replica won is put back before it is taken from the store's queues, and
   // no other request here may take it meanwhile.
-  const previous = takes.get(ctx) ?? Promise.resolve()
-  const turn = previous.then(() =>
+  const turn = (ctx.scenarioTurn ?? Promise.resolve()).then(() =>
     takeAndStore(ctx, operation, request, state, accountId),
   )
-  takes.set(
-    ctx,
-    turn.then(
-      () => undefined,
-      () => undefined,
-    ),
-  )
+  ctx.scenarioTurn = turn.catch(() => {})
   return turn
 }
 
@@ -472,9 +465,6 @@ function untake(
     ctx.accounts.untakeScenario(taken.account_id, receipt)
   else ctx.scenarios.untake(receipt)
 }
-
-// The take under way in each replica of a fleet.
-const takes = new WeakMap<SandboxContext, Promise<unknown>>()
 
 async function takeAndStore(
   ctx: SandboxContext,

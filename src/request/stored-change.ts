@@ -115,7 +115,7 @@ async function storeEachChange<T>(
       // between: a reset is stored after whatever they wrote meanwhile, and
       // their writes, applied to the new data, would be stored with it.
       const decide = () => decideAndStore(ctx, store, change, stores)
-      const decided = await (store.alone ? store.alone(decide) : decide())
+      const decided = await (store.alone ? alone(ctx, store, decide) : decide())
       if (decided.done) return decided.result
       whole = decided.whole
     } finally {
@@ -134,6 +134,24 @@ async function storeEachChange<T>(
       },
     )
   }
+}
+
+/**
+ * Runs `work` while the replica applies nothing that other replicas wrote
+ * and takes no queued scenario: a change stores the scenarios whole, as
+ * this copy holds them, and a take of its own stored meanwhile (applied
+ * here only once stored) would be missing from them, and come back.
+ */
+function alone<T>(
+  ctx: SandboxContext,
+  store: Store,
+  work: () => Promise<T>,
+): Promise<T> {
+  const turn = (ctx.scenarioTurn ?? Promise.resolve()).then(() =>
+    store.alone!(work),
+  )
+  ctx.scenarioTurn = turn.catch(() => {})
+  return turn
 }
 
 /**
