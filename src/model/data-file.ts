@@ -150,6 +150,10 @@ export async function readDataFile(path: string): Promise<unknown> {
   let data: Record<string, unknown> | undefined
   // The ids of the accounts and API keys read so far, once a line adds one.
   const heldIds: Partial<Record<'account' | 'api_key', Set<unknown>>> = {}
+  // Where each customer and token read so far is in its list, by id.
+  const heldRecords: Partial<
+    Record<'customer' | 'token', Map<unknown, number>>
+  > = {}
   let number = 0
   let pending: string | undefined
   try {
@@ -263,6 +267,20 @@ export async function readDataFile(path: string): Promise<unknown> {
         const ids = (heldIds[kind] ??= new Set(list.map(idOf)))
         if (ids.has(idOf(record))) continue
         ids.add(idOf(record))
+      } else if (kind === 'customer' || kind === 'token') {
+        // @note A create that a snapshot caught between its insert and its
+        // line is in both: the same record again, kept once. A different
+        // record under a taken id is left for the load to refuse.
+        const places = (heldRecords[kind] ??= new Map(
+          list.map((held, place) => [idOf(held), place]),
+        ))
+        const place = places.get(idOf(record))
+        if (
+          place !== undefined &&
+          JSON.stringify(list[place]) === JSON.stringify(record)
+        )
+          continue
+        places.set(idOf(record), list.length)
       }
       list.push(record)
     }
@@ -1032,14 +1050,27 @@ export async function openDataFileLog(
 
   const drain = async (): Promise<void> => {
     while (queue.length > 0) {
-      const whole = stale || queue.some((entry) => entry.line === undefined)
+      const wholeNow = () =>
+        stale || queue.some((entry) => entry.line === undefined)
+      try {
+        // @note Checked before the batch is taken, not between it and a
+        // snapshot's dump: a create that lands while the file is checked
+        // would be in the dump and, its line queued after the batch, in
+        // the file a second time, which no restart could read.
+        await checkFile(wholeNow())
+      } catch (error) {
+        fail(queue.splice(0), error as Error)
+        continue
+      }
+      const whole = wholeNow()
       // A snapshot waits for a reset's seeding to finish.
       if (whole) await source.settled()
       // @note Taken in the same tick as a snapshot's dump: every record in
-      // memory is then either in the file already or in this batch.
+      // memory is then in the file already, in this batch, or, made by a
+      // create whose line is not queued yet, in the file twice, which
+      // readDataFile keeps once.
       const batch = queue.splice(0)
       try {
-        await checkFile(whole)
         if (whole) {
           // The snapshot holds the batch's records too.
           await compact()
@@ -1079,6 +1110,15 @@ export async function openDataFileLog(
     }
   }
 
+  const kick = (): void => {
+    running ??= drain().finally(() => {
+      running = undefined
+      // @note A write queued after the loop's last look and before this
+      // ran found it running: it would wait for the next write to come.
+      if (queue.length > 0) kick()
+    })
+  }
+
   const enqueue = (
     line: Buffer | undefined,
     undo: (() => void) | undefined,
@@ -1086,9 +1126,7 @@ export async function openDataFileLog(
   ): Promise<void> =>
     new Promise<void>((resolve, reject) => {
       queue.push({ line, undo, kept, resolve, reject })
-      running ??= drain().finally(() => {
-        running = undefined
-      })
+      kick()
     })
 
   return {
