@@ -1,4 +1,4 @@
-// Runs once: every server here names its own data file.
+// Runs once: every server here names its own store.
 import { appendFile, copyFile, readFile } from 'node:fs/promises'
 import { expect, it } from 'vitest'
 import { DEMO_KEY_ONE } from '../../fixtures/demo-keys.ts'
