@@ -1111,12 +1111,18 @@ export async function openDataFileLog(
   }
 
   const kick = (): void => {
-    running ??= drain().finally(() => {
-      running = undefined
-      // @note A write queued after the loop's last look and before this
-      // ran found it running: it would wait for the next write to come.
-      if (queue.length > 0) kick()
-    })
+    running ??= drain().then(
+      () => {
+        running = undefined
+        // @note A write queued after the loop's last look and before this
+        // ran found it running: it would wait for the next write to come.
+        if (queue.length > 0) kick()
+      },
+      (error: unknown) => {
+        running = undefined
+        throw error
+      },
+    )
   }
 
   const enqueue = (
