@@ -119,11 +119,16 @@ export async function readDataFile(path: string): Promise<unknown> {
     )
   }
   // @note JSON.parse quotes the line: a binary file's control characters
-  // would reach the terminal that prints the message.
-  const unusable = (line: number, reason: string): DataFileError =>
+  // would reach the terminal that prints the message. A line that parses
+  // but is no line of the format is not called "not valid JSON".
+  const unusable = (
+    line: number,
+    reason: string,
+    what = 'is not in the data file format',
+  ): DataFileError =>
     new DataFileError(
       (naming) =>
-        `The data file ${path} is not valid JSON at line ${line} (${reason.replace(/\p{Cc}/gu, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)}); it was left untouched. ${moveAway(naming)}`,
+        `The data file ${path} ${what} at line ${line} (${reason.replace(/\p{Cc}/gu, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)}); it was left untouched. ${moveAway(naming)}`,
     )
   // @note Read line by line: no string ever holds more than one record (or an
   // older single-document file), however large the data grows.
@@ -194,7 +199,7 @@ export async function readDataFile(path: string): Promise<unknown> {
     try {
       value = JSON.parse(line)
     } catch (error) {
-      throw unusable(at, (error as Error).message)
+      throw unusable(at, (error as Error).message, 'is not valid JSON')
     }
     if (data === undefined) {
       if (value === null || typeof value !== 'object' || Array.isArray(value))
