@@ -228,7 +228,11 @@ const describe = (value: unknown): string =>
     ? 'null'
     : Array.isArray(value)
       ? 'an array'
-      : withArticle(typeof value)
+      : // @note JSON.parse reads 1e400 as Infinity, which a schema refuses
+        // as no number: "must be a number, not a number" said nothing.
+        typeof value === 'number' && !Number.isFinite(value)
+        ? 'a number too large to read (beyond ±1.8e308)'
+        : withArticle(typeof value)
 
 /** Field-specific wording, so every message names the bounds it enforces. */
 export interface FieldMessages {
