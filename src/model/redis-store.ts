@@ -959,6 +959,9 @@ export async function openRedisStore(
     for (let attempt = 1; ; attempt++) {
       if (loaded === 'all' || gen === undefined) return undefined
       const current = gen
+      // @note Counted before the lookup is sent: a token this replica
+      // stored while its answer came back is in the index only since.
+      const counted = storedTokens
       const index = genKeys(current).tokens
       const keys = [genKey, index]
       const args = [current, secretDigest(credential)]
@@ -969,10 +972,10 @@ export async function openRedisStore(
       )) as string[]
       if (said === 'ok' && gen === current) {
         if (account) return account
-        if (exists === '0' && storedTokens > 0) {
+        if (exists === '0' && counted > 0) {
           loseRecords(
             current,
-            `The Redis store at ${shown} lost the index of its tokens: its key ${index} is gone, where the log says it holds ${storedTokens} tokens (a key of the namespace deleted by hand?), so a token of an account this replica has not loaded cannot be found.`,
+            `The Redis store at ${shown} lost the index of its tokens: its key ${index} is gone, where the log says it holds ${counted} tokens (a key of the namespace deleted by hand?), so a token of an account this replica has not loaded cannot be found.`,
           )
         }
         return undefined
