@@ -120,6 +120,23 @@ export interface RequestState {
   answer?: Response
 }
 
+/**
+ * Runs `work` once the work before it on the same turn of `ctx` (one of
+ * its `adminTurn`, `scenarioTurn`) is done, failed or not: one at a time.
+ *
+ * @example
+ * await inTurn(ctx, 'scenarioTurn', () => takeAndStore(ctx, operation))
+ */
+export function inTurn<T>(
+  ctx: SandboxContext,
+  turn: 'adminTurn' | 'scenarioTurn',
+  work: () => Promise<T>,
+): Promise<T> {
+  const done = (ctx[turn] ?? Promise.resolve()).then(work)
+  ctx[turn] = done.catch(() => {})
+  return done
+}
+
 /** What a route's resolver gets. */
 export interface RouteCall {
   request: Request

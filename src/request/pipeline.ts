@@ -3,11 +3,12 @@
 // that the server writes without building a web stream.
 import { FastResponse } from 'srvx'
 import { authenticate, REALM, requireScope, type Principal } from './auth.ts'
-import type {
-  RequestState,
-  Route,
-  RouteCall,
-  SandboxContext,
+import {
+  inTurn,
+  type RequestState,
+  type Route,
+  type RouteCall,
+  type SandboxContext,
 } from './context.ts'
 import { StoreConflict, type Store, type StoreWrite } from '../model/store.ts'
 import type { Database } from '../model/db.ts'
@@ -448,11 +449,9 @@ function takeStoredScenario(
   // @note One take at a time in a replica of a fleet: a take that another
   // replica won is put back before it is taken from the store's queues, and
   // no other request here may take it meanwhile.
-  const turn = (ctx.scenarioTurn ?? Promise.resolve()).then(() =>
+  return inTurn(ctx, 'scenarioTurn', () =>
     takeAndStore(ctx, operation, request, state, accountId),
   )
-  ctx.scenarioTurn = turn.catch(() => {})
-  return turn
 }
 
 /** Gives back a take that `receipt` describes, from the queue it came from. */

@@ -1,6 +1,6 @@
 // Storing what a call of the sandbox's own API changed, for a sandbox with a
 // durable store: loaded with the store, so a page without one carries none of it.
-import type { RouteCall, SandboxContext } from './context.ts'
+import { inTurn, type RouteCall, type SandboxContext } from './context.ts'
 import { storageUnavailable } from './storage-errors.ts'
 import { MAX_STORE_ATTEMPTS, storeBusy } from './errors.ts'
 import {
@@ -90,11 +90,9 @@ export async function storeChange<T>(
   // @note One change at a time on a store that cannot put back what it
   // holds: a change taken back after a failure then never takes with it
   // another one decided on top of it.
-  const turn = (ctx.adminTurn ?? Promise.resolve()).then(() =>
+  return inTurn(ctx, 'adminTurn', () =>
     storeEachChange(ctx, store, change, stores, records),
   )
-  ctx.adminTurn = turn.catch(() => {})
-  return turn
 }
 
 async function storeEachChange<T>(
@@ -147,11 +145,7 @@ function alone<T>(
   store: Store,
   work: () => Promise<T>,
 ): Promise<T> {
-  const turn = (ctx.scenarioTurn ?? Promise.resolve()).then(() =>
-    store.alone!(work),
-  )
-  ctx.scenarioTurn = turn.catch(() => {})
-  return turn
+  return inTurn(ctx, 'scenarioTurn', () => store.alone!(work))
 }
 
 /**
