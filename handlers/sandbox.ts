@@ -38,6 +38,7 @@ import {
 import { clip } from '../src/request/validation.ts'
 import { LimitReachedError } from '../src/request/limits.ts'
 import { createStateTag, noneMatchHits } from '../src/request/state-tag.ts'
+import { storedOnly } from '../src/request/stored-records.ts'
 import type { SandboxData, SandboxSession } from '../src/model/schemas.ts'
 import type { OperationDefinition } from '../src/request/define-operation.ts'
 import type { DocumentedTable } from './openapi.ts'
@@ -254,7 +255,10 @@ export interface SurfaceEnv {
    * Builds a large answer in its turn, and none for a client that left
    * meanwhile; `streamJson` and the shared parts are there once it runs.
    */
-  paced: (call: SandboxCall, build: () => Response) => Promise<Response>
+  paced: (
+    call: SandboxCall,
+    build: () => Response | Promise<Response>,
+  ) => Promise<Response>
   /** `streamJson` (json-stream.ts) on this sandbox's pacer, inside `paced`. */
   streamJson: (
     status: number,
@@ -262,12 +266,18 @@ export interface SurfaceEnv {
     headers?: Record<string, string>,
   ) => Response
   stateTag: () => string
-  /** The state without its time, one copy per version (its `ETag`). */
-  sharedState: (tag: string) => object
+  /**
+   * The state without its time, one copy per version (its `ETag`): of the
+   * records stored, once the writes under way when it was read are done.
+   */
+  sharedState: (tag: string) => Promise<object>
   /** The journal's entries (the newest `limit`), one copy per version. */
   journalNow: (limit?: number) => unknown
-  /** The export's record lists, masked and not, one copy per data version. */
-  sharedRecords: () => { include: object; mask: object }
+  /**
+   * The export's record lists, masked and not, one copy per data version:
+   * of the records stored, as in `sharedState`.
+   */
+  sharedRecords: () => Promise<{ include: object; mask: object }>
   /** An export without its record lists, which `sharedRecords` gives. */
   exportWithoutRecords: () => SandboxSession
   /**
@@ -346,8 +356,14 @@ function createSurfaceEnv(
   // collections held the event loop for seconds. The journal has versions
   // of its own; what changes with no write (the time, the clocks, the id
   // positions) is read for each answer.
-  const sharedState = lastByVersion((_tag: string) => {
-    const { accounts, customers, tokens, ...rest } = sandbox.state()
+  // @note A durable store may still refuse the write of a record in memory
+  // (storedOnly): read now, each copy waits for the writes under way, so
+  // that no answer shows a record no call was answered 201 for.
+  const sharedState = lastByVersion(async (_tag: string) => {
+    const { accounts, customers, tokens, ...rest } = await storedOnly(
+      ctx,
+      sandbox.state(),
+    )
     return {
       ...rest,
       accounts: shareJson(accounts),
@@ -361,13 +377,19 @@ function createSurfaceEnv(
     (_newest: unknown, _size: number, limit: number | undefined) =>
       shareJson(sandbox.journal.list(limit === undefined ? {} : { limit })),
   )
-  const sharedRecords = lastByVersion((_db: unknown, _revision: number) => {
-    const session = sandbox.export()
-    return {
-      include: shareRecords(shareJson, session.data),
-      mask: shareRecords(shareJson, maskSession(session).data),
-    }
-  })
+  const sharedRecords = lastByVersion(
+    async (_db: unknown, _revision: number) => {
+      const exported = sandbox.export()
+      const session = {
+        ...exported,
+        data: await storedOnly(ctx, exported.data),
+      }
+      return {
+        include: shareRecords(shareJson, session.data),
+        mask: shareRecords(shareJson, maskSession(session).data),
+      }
+    },
+  )
   return {
     ctx,
     sandbox,
@@ -495,23 +517,20 @@ export const SANDBOX_ROUTES: readonly SurfaceRoute<SurfaceEnv>[] = [
       ],
     },
     (call, { sandbox, paced, streamJson, stateTag, sharedState }) =>
-      paced(call, () => {
+      paced(call, async () => {
         // @note A client that polls asks with the tag it has; an unchanged
         // state costs it a 304 instead of megabytes.
         const headers = { etag: stateTag(), 'cache-control': 'no-cache' }
-        return noneMatchHits(
-          call.request.headers.get('if-none-match'),
-          headers.etag,
+        if (
+          noneMatchHits(call.request.headers.get('if-none-match'), headers.etag)
         )
-          ? new Response(null, { status: 304, headers })
-          : streamJson(
-              200,
-              {
-                ...sharedState(headers.etag),
-                now: sandbox.clock.now().toISOString(),
-              },
-              headers,
-            )
+          return new Response(null, { status: 304, headers })
+        const state = await sharedState(headers.etag)
+        return streamJson(
+          200,
+          { ...state, now: sandbox.clock.now().toISOString() },
+          headers,
+        )
       }),
   ),
   route(
@@ -787,9 +806,9 @@ export const SANDBOX_ROUTES: readonly SurfaceRoute<SurfaceEnv>[] = [
           },
         ])
       }
-      return paced(call, () => {
+      return paced(call, async () => {
         const session = { ...exportWithoutRecords(), journal: journalNow() }
-        const records = sharedRecords()
+        const records = await sharedRecords()
         // @note Masked unless asked: an export shared or leaked gives no key away.
         return secrets === 'include'
           ? streamJson(200, withRecords(session, records.include), NO_STORE)

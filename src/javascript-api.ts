@@ -29,6 +29,7 @@ import {
   parseSandboxData,
 } from './model/seeding.ts'
 import { maskSecret } from './model/secrets.ts'
+import { storedOnly } from './request/stored-records.ts'
 
 // The rule of `account_name` in POST /__sandbox/api-keys.
 const AccountNameSchema = textSchema('accountName', {
@@ -138,27 +139,6 @@ export function createJavaScriptApi(
   ): Promise<void> => {
     nextAccountName = createAccountNamer(seed)
     return wiring.replaceData({ seed, ...replacement })
-  }
-
-  /**
-   * `data` without the records whose writes the durable store then
-   * refused: a record is in memory while its write is under way, and a
-   * write that another replica outran, or that the store could not take, is
-   * taken back (and made again under another id). A snapshot that kept it
-   * would bring back, once restored, a record no call was answered 201 for.
-   */
-  const storedOnly = async (data: SandboxData): Promise<SandboxData> => {
-    if (!ctx.storage) return data
-    const { db } = ctx
-    // @note A call's record is in memory a few microtasks before its write
-    // is under way: a macrotask later, the write of each one dumped is.
-    await new Promise((resolve) => setTimeout(resolve, 0))
-    await Promise.allSettled(ctx.writesUnderWay ?? [])
-    return {
-      ...data,
-      customers: data.customers.filter((r) => db.customerById(r.id)),
-      tokens: data.tokens.filter((r) => db.tokenById(r.id)),
-    }
   }
 
   /** The database once its data is all in; throws while it is still filling. */
@@ -419,7 +399,9 @@ export function createJavaScriptApi(
       checkSnapshotName(name)
       const max = options.limits.snapshots
       const store = fleetStore()
-      const data = await storedOnly(sandbox.dump())
+      // @note Restored, a record whose write was then refused would come
+      // back in every replica, though no call was answered 201 for it.
+      const data = await storedOnly(ctx, sandbox.dump())
       const info = {
         name,
         created_at: ctx.clock.now().toISOString(),

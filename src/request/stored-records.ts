@@ -1,0 +1,39 @@
+// Reads of the records that a durable store holds, not those it may still refuse.
+import type { SandboxContext } from './context.ts'
+
+/** The record lists that API calls create, as any read gives them: by id. */
+export interface CreatedLists {
+  customers: readonly { id: string }[]
+  tokens: readonly { id: string }[]
+}
+
+/**
+ * `lists`, read from memory now, without the records whose writes the
+ * durable store then refused: a record is in memory while its write is
+ * under way, and a write that another replica outran, or that the store
+ * could not take (a full disk), is taken back (and made again under
+ * another id). A read that showed it would show a record no call was
+ * answered 201 for, which then vanishes. Without a durable store, `lists`
+ * as they are, with no wait.
+ *
+ * @example
+ * const data = await storedOnly(ctx, sandbox.dump())
+ * @see commit() in pipeline.ts, which keeps `ctx.writesUnderWay`
+ */
+export async function storedOnly<T extends CreatedLists>(
+  ctx: SandboxContext,
+  lists: T,
+): Promise<T> {
+  if (!ctx.storage) return lists
+  // A reset meanwhile renews ctx.db; a write takes its record back from its own.
+  const { db } = ctx
+  // @note A call's record is in memory a few microtasks before its write
+  // is under way: a macrotask later, the write of each one read is.
+  await new Promise((resolve) => setTimeout(resolve, 0))
+  await Promise.allSettled(ctx.writesUnderWay ?? [])
+  return {
+    ...lists,
+    customers: lists.customers.filter((r) => db.customerById(r.id)),
+    tokens: lists.tokens.filter((r) => db.tokenById(r.id)),
+  }
+}
