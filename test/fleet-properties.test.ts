@@ -31,6 +31,14 @@ type Call =
   | { kind: 'snapshot'; replica: number }
   | { kind: 'restore'; replica: number }
   | { kind: 'reset'; replica: number }
+  | { kind: 'apiKey'; replica: number }
+  | { kind: 'withKey'; replica: number }
+  | { kind: 'sandboxClock'; replica: number; seconds: number }
+  | { kind: 'clearClock'; replica: number; account: number }
+  | { kind: 'accountFault'; replica: number; account: number; times: number }
+  | { kind: 'clearFaults'; replica: number; account?: number }
+  | { kind: 'journal'; replica: number; account?: number }
+  | { kind: 'clearJournal'; replica: number; account?: number }
 
 const replica = fc.integer({ min: 0, max: REPLICAS - 1 })
 const anAccount = fc.integer({ min: 0, max: KEYS.length - 1 })
@@ -88,7 +96,82 @@ const call: fc.Arbitrary<Call> = fc.oneof(
     weight: 1,
     arbitrary: fc.record({ kind: fc.constant('reset' as const), replica }),
   },
+  {
+    weight: 1,
+    arbitrary: fc.record({ kind: fc.constant('apiKey' as const), replica }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({ kind: fc.constant('withKey' as const), replica }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('sandboxClock' as const),
+      replica,
+      seconds: fc.integer({ min: 1, max: 60 }),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('clearClock' as const),
+      replica,
+      account: anAccount,
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('accountFault' as const),
+      replica,
+      account: anAccount,
+      times: fc.integer({ min: 1, max: 2 }),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record(
+      {
+        kind: fc.constant('clearFaults' as const),
+        replica,
+        account: anAccount,
+      },
+      { requiredKeys: ['kind', 'replica'] },
+    ),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record(
+      { kind: fc.constant('journal' as const), replica, account: anAccount },
+      { requiredKeys: ['kind', 'replica'] },
+    ),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record(
+      {
+        kind: fc.constant('clearJournal' as const),
+        replica,
+        account: anAccount,
+      },
+      { requiredKeys: ['kind', 'replica'] },
+    ),
+  },
 )
+/**
+ * Each run's fleet: each replica keeps one or two accounts' records (one
+ * evicts at every other account), and some runs allow each credential
+ * RATE_LIMIT calls a day, counted fleet-wide.
+ */
+const fleet = fc.record({
+  cacheRecords: fc.array(fc.integer({ min: 1, max: 2 }), {
+    minLength: REPLICAS,
+    maxLength: REPLICAS,
+  }),
+  rateLimited: fc.boolean(),
+})
+const RATE_LIMIT = 3
 const waves = fc.array(fc.array(call, { minLength: 1, maxLength: 8 }), {
   minLength: 1,
   maxLength: 8,
@@ -106,16 +189,32 @@ interface Answer {
   replayed: boolean
   /** The token a `token` call minted. */
   token?: string
+  /** The key and account an `apiKey` call minted. */
+  apiKey?: string
+  accountId?: string
+  /** The clock a clock call answered with. */
+  now?: string
+  /** The credential an API call sent, and the request id it was answered with. */
+  credential?: string
+  requestId?: string
 }
 
 /** Whether a call replaces the records as a whole. */
 const replaces = (c: Call) => c.kind === 'reset' || c.kind === 'restore'
+
+/** Whether a call is one of the API's, which the journal and the rate limit count. */
+const isApi = (c: Call) =>
+  c.kind === 'create' ||
+  c.kind === 'token' ||
+  c.kind === 'withToken' ||
+  c.kind === 'withKey'
 
 async function send(
   urls: string[],
   c: Call,
   n: number,
   tokens: string[],
+  apiKeys: string[],
 ): Promise<Omit<Answer, 'call' | 'wave'>> {
   const url = urls[c.replica]!
   const post = (
@@ -129,9 +228,13 @@ async function send(
       body: JSON.stringify(body),
     })
   const bearer = (key: string) => ({ authorization: `Bearer ${key}` })
+  const admin = (method: 'GET' | 'DELETE', path: string, key?: string) =>
+    fetch(`${url}${path}`, { method, headers: key ? bearer(key) : {} })
+  let credential: string | undefined
   let response: Response
   switch (c.kind) {
     case 'create':
+      credential = KEYS[c.account]!
       response =
         c.key === undefined
           ? await post(
@@ -150,6 +253,7 @@ async function send(
             )
       break
     case 'token':
+      credential = KEYS[c.account]!
       response = await post(
         '/v2/tokens',
         { scopes: ['customers:write'] },
@@ -158,10 +262,61 @@ async function send(
       break
     case 'withToken':
       if (tokens.length === 0) return { status: 0, replayed: false }
+      credential = tokens.at(-1)!
       response = await post(
         '/v1/customers',
         { name: `T${n}`, email: `t${n}@example.com` },
-        bearer(tokens.at(-1)!),
+        bearer(credential),
+      )
+      break
+    case 'withKey':
+      if (apiKeys.length === 0) return { status: 0, replayed: false }
+      credential = apiKeys.at(-1)!
+      response = await post(
+        '/v1/customers',
+        { name: `K${n}`, email: `k${n}@example.com` },
+        bearer(credential),
+      )
+      break
+    case 'apiKey':
+      response = await post('/__sandbox/api-keys', { account_name: `A${n}` })
+      break
+    case 'sandboxClock':
+      response = await post('/__sandbox/clock', {
+        advance_seconds: c.seconds,
+      })
+      break
+    case 'clearClock':
+      response = await admin(
+        'DELETE',
+        '/__sandbox/account/clock',
+        KEYS[c.account],
+      )
+      break
+    case 'accountFault':
+      response = await post(
+        '/__sandbox/account/scenarios',
+        { operation: 'createCustomer', status: 503, times: c.times },
+        bearer(KEYS[c.account]!),
+      )
+      break
+    case 'clearFaults':
+      response = await admin(
+        'DELETE',
+        c.account === undefined
+          ? '/__sandbox/scenarios'
+          : '/__sandbox/account/scenarios',
+        c.account === undefined ? undefined : KEYS[c.account],
+      )
+      break
+    case 'journal':
+    case 'clearJournal':
+      response = await admin(
+        c.kind === 'journal' ? 'GET' : 'DELETE',
+        c.account === undefined
+          ? '/__sandbox/requests'
+          : '/__sandbox/account/requests',
+        c.account === undefined ? undefined : KEYS[c.account],
       )
       break
     case 'fault':
@@ -188,102 +343,148 @@ async function send(
       response = await post('/__sandbox/reset', {})
       break
   }
-  const body = (await response.json()) as {
+  const text = await response.text()
+  const body = (text ? JSON.parse(text) : {}) as {
     id?: string
     code?: string
     detail?: string
     token?: string
+    api_key?: string
+    account_id?: string
+    now?: string
   }
+  const requestId = response.headers.get('x-request-id')
   return {
     status: response.status,
     ...(body.code !== undefined && { code: body.code, detail: body.detail }),
     ...(response.status === 201 &&
-      (c.kind === 'create' || c.kind === 'withToken') &&
+      (c.kind === 'create' || c.kind === 'withToken' || c.kind === 'withKey') &&
       body.id !== undefined && { id: body.id }),
     ...(body.token !== undefined && { token: body.token }),
+    ...(body.api_key !== undefined && {
+      apiKey: body.api_key,
+      accountId: body.account_id,
+    }),
+    ...(body.now !== undefined && { now: body.now }),
+    ...(credential !== undefined && { credential }),
+    ...(requestId !== null && { requestId }),
     replayed: response.headers.get('idempotent-replayed') === 'true',
   }
 }
 
 /** What a replica shows of the fleet's state once every call is answered. */
 async function seen(url: string) {
-  const state = (await (await fetch(`${url}/__sandbox/state`)).json()) as {
+  const read = async <T>(path: string, key?: string) =>
+    (await (
+      await fetch(`${url}${path}`, {
+        headers: key ? { authorization: `Bearer ${key}` } : {},
+      })
+    ).json()) as T
+  const state = await read<{
+    accounts: { id: string; customer_count: number; token_count: number }[]
     customers: { id: string; name: string }[]
     tokens: { id: string }[]
-  }
-  const scenarios = (await (
-    await fetch(`${url}/__sandbox/scenarios`)
-  ).json()) as {
-    scenarios: { remaining: number }[]
-  }
-  const clocks = await Promise.all(
+  }>('/__sandbox/state')
+  type Queue = { scenarios: { remaining: number }[] }
+  type Journal = { requests: { request_id: string }[] }
+  const scenarios = await read<Queue>('/__sandbox/scenarios')
+  const clock = await read<{ now: string; frozen: boolean }>('/__sandbox/clock')
+  const journal = await read<Journal>('/__sandbox/requests')
+  const accounts = await Promise.all(
     KEYS.map(async (key) => {
-      const clock = (await (
-        await fetch(`${url}/__sandbox/account/clock`, {
-          headers: { authorization: `Bearer ${key}` },
-        })
-      ).json()) as { now: string; frozen: boolean; own: boolean }
-      // A clock nobody moved runs with the wall clock: only a moved one is
-      // the same instant on every replica.
-      return clock.own ? clock.now : 'running'
+      const own = await read<{ now: string; frozen: boolean; own: boolean }>(
+        '/__sandbox/account/clock',
+        key,
+      )
+      const queue = await read<Queue>('/__sandbox/account/scenarios', key)
+      const entries = await read<Journal>('/__sandbox/account/requests', key)
+      return {
+        // A clock nobody moved runs with the wall clock: only a moved one is
+        // the same instant on every replica.
+        clock: own.own ? own.now : 'running',
+        queued: queue.scenarios.map((scenario) => scenario.remaining),
+        journal: entries.requests.map((entry) => entry.request_id),
+      }
     }),
   )
   return {
+    accounts: state.accounts
+      .map((a) => `${a.id} ${a.customer_count} ${a.token_count}`)
+      .toSorted(),
     customers: state.customers
       .map((customer) => `${customer.id} ${customer.name}`)
       .toSorted(),
     tokens: state.tokens.map((token) => token.id).toSorted(),
     queued: scenarios.scenarios.map((scenario) => scenario.remaining),
-    clocks,
+    clock: clock.frozen ? clock.now : 'running',
+    journal: journal.requests.map((entry) => entry.request_id),
+    perAccount: accounts,
   }
 }
 
-it('keeps three replicas one sandbox under any waves of concurrent calls: every 201 served by all, keyed retries once, faults taken once, snapshots only of what was stored', async () => {
+it('keeps three replicas one sandbox under any waves of concurrent calls: every 201 served by all, keyed retries once, faults taken once, clocks moved by every move, one journal, rate limits fleet-wide, snapshots only of what was stored', async () => {
   const redis = await startRedis()
   let run = 0
   await fc.assert(
-    fc.asyncProperty(waves, async (plan) => {
+    fc.asyncProperty(fleet, waves, async (setup, plan) => {
       run++
-      const options = {
-        seed: 1,
-        customersPerAccount: 0,
-        store: {
-          url: redis.url,
-          namespace: `property-${run}`,
-          cacheRecords: 2,
-        },
-      }
       const replicas = []
       for (let r = 0; r < REPLICAS; r++)
-        replicas.push(await startServer(options))
+        replicas.push(
+          await startServer({
+            seed: 1,
+            customersPerAccount: 0,
+            ...(setup.rateLimited && {
+              rateLimit: { limit: RATE_LIMIT, windowSeconds: 86_400 },
+            }),
+            store: {
+              url: redis.url,
+              namespace: `property-${run}`,
+              cacheRecords: setup.cacheRecords[r]!,
+            },
+          }),
+        )
       const urls = replicas.map((r) => r.url)
       try {
+        const before = await seen(urls[0]!)
         const answers: Answer[] = []
         const tokens: string[] = []
+        const apiKeys: string[] = []
         let n = 0
         for (const [wave, calls] of plan.entries()) {
           const answered = await Promise.all(
             calls.map(async (c) => ({
               call: c,
               wave,
-              ...(await send(urls, c, n++, tokens)),
+              ...(await send(urls, c, n++, tokens, apiKeys)),
             })),
           )
           answers.push(...answered)
-          for (const a of answered) if (a.token) tokens.push(a.token)
+          for (const a of answered) {
+            if (a.token) tokens.push(a.token)
+            if (a.apiKey) apiKeys.push(a.apiKey)
+          }
         }
         const replacedFrom = (wave: number) =>
           answers.some((a) => a.wave >= wave && replaces(a.call))
         const wavesWith = new Set(
           answers.filter((a) => replaces(a.call)).map((a) => a.wave),
         )
+        const any = (kind: Call['kind']) =>
+          answers.some((a) => a.call.kind === kind)
 
         // Every answer is one the contract promises for the call.
         for (const a of answers) {
           const where = `${JSON.stringify(a.call)} in wave ${a.wave}: ${a.status} ${a.code ?? ''} ${a.detail ?? ''}`
           if (a.status === 0) continue
           if (a.status === 503 && a.code === 'simulated_failure') {
-            expect(['create', 'withToken'], where).toContain(a.call.kind)
+            expect(['create', 'withToken', 'withKey'], where).toContain(
+              a.call.kind,
+            )
+            continue
+          }
+          if (a.status === 429 && a.code === 'rate_limited') {
+            expect(setup.rateLimited && isApi(a.call), where).toBe(true)
             continue
           }
           // Overtaken by a reset or a restore answered meanwhile: said, and retried by the client.
@@ -304,8 +505,11 @@ it('keeps three replicas one sandbox under any waves of concurrent calls: every 
             expect(same.length, where).toBeGreaterThan(0)
             continue
           }
-          if (a.status === 401 && a.call.kind === 'withToken') {
-            // The token went with a reset or a restore.
+          if (
+            a.status === 401 &&
+            (a.call.kind === 'withToken' || a.call.kind === 'withKey')
+          ) {
+            // The token or the key went with a reset or a restore.
             expect(wavesWith.size, where).toBeGreaterThan(0)
             continue
           }
@@ -326,11 +530,19 @@ it('keeps three replicas one sandbox under any waves of concurrent calls: every 
             create: 201,
             token: 201,
             withToken: 201,
+            withKey: 201,
             fault: 201,
+            accountFault: 201,
             snapshot: 201,
+            apiKey: 201,
             clock: 200,
+            sandboxClock: 200,
+            clearClock: 200,
             restore: 200,
             reset: 200,
+            journal: 200,
+            clearFaults: 204,
+            clearJournal: 204,
           }[a.call.kind]
           expect(a.status, where).toBe(expected)
         }
@@ -339,9 +551,8 @@ it('keeps three replicas one sandbox under any waves of concurrent calls: every 
         // One sandbox: every replica shows the same.
         expect(views[1], JSON.stringify(views)).toEqual(views[0])
         expect(views[2], JSON.stringify(views)).toEqual(views[0])
-        const held = new Set(
-          views[0]!.customers.map((line) => line.split(' ')[0]),
-        )
+        const view = views[0]!
+        const held = new Set(view.customers.map((line) => line.split(' ')[0]))
         const answeredIds = new Set(
           answers.flatMap((a) => (a.id ? [a.id] : [])),
         )
@@ -349,12 +560,57 @@ it('keeps three replicas one sandbox under any waves of concurrent calls: every 
         for (const id of held)
           expect(
             answeredIds,
-            `customer ${id} of ${JSON.stringify(views[0]!.customers)}; answers ${JSON.stringify(answers)}`,
+            `customer ${id} of ${JSON.stringify(view.customers)}; answers ${JSON.stringify(answers)}`,
           ).toContain(id)
         // A 201 that no reset or restore came with or after is served by every replica.
         for (const a of answers)
           if (a.id && !replacedFrom(a.wave))
             expect(held, JSON.stringify(a)).toContain(a.id)
+        // Each account counts the customers and tokens the state lists.
+        const counted = view.accounts.reduce(
+          (sum, line) => sum + Number(line.split(' ')[1]),
+          0,
+        )
+        expect(counted, JSON.stringify(view)).toBe(view.customers.length)
+        // The accounts are the fixtures' and those minted (unless replaced since).
+        const accounts = new Set(view.accounts.map((l) => l.split(' ')[0]))
+        const minted = new Set(answers.flatMap((a) => a.accountId ?? []))
+        for (const line of before.accounts) {
+          const id = line.split(' ')[0]!
+          expect(accounts, JSON.stringify(view)).toContain(id)
+          minted.add(id)
+        }
+        for (const id of accounts)
+          expect(minted, `account ${id}: ${JSON.stringify(answers)}`).toContain(
+            id,
+          )
+        for (const a of answers)
+          if (a.accountId && !replacedFrom(a.wave))
+            expect(accounts, JSON.stringify(a)).toContain(a.accountId)
+
+        // The journal holds only requests that were answered, and each API
+        // call answered after the last clear, reset or restore.
+        const apiCalls = answers.filter((a) => isApi(a.call) && a.status !== 0)
+        const requestIds = new Set(apiCalls.map((a) => a.requestId))
+        for (const id of view.journal)
+          expect(requestIds, `journal entry ${id}`).toContain(id)
+        const clearedAt = Math.max(
+          -1,
+          ...answers
+            .filter(
+              (a) =>
+                replaces(a.call) ||
+                (a.call.kind === 'clearJournal' &&
+                  a.call.account === undefined),
+            )
+            .map((a) => a.wave),
+        )
+        for (const a of apiCalls)
+          if (a.wave > clearedAt)
+            expect(view.journal, `journal of ${JSON.stringify(a)}`).toContain(
+              a.requestId,
+            )
+        expect(new Set(view.journal).size).toBe(view.journal.length)
 
         if (wavesWith.size === 0) {
           // One record per Idempotency-Key, whichever replicas its retries reached.
@@ -375,17 +631,77 @@ it('keeps three replicas one sandbox under any waves of concurrent calls: every 
             expect(ids.size).toBeLessThanOrEqual(1)
           }
           // Each queued fault taken once in the fleet: taken plus left is what was queued.
-          const queued = answers
-            .filter((a) => a.call.kind === 'fault' && a.status === 201)
-            .reduce((sum, a) => sum + (a.call as { times: number }).times, 0)
-          const taken = answers.filter(
-            (a) => a.code === 'simulated_failure',
-          ).length
-          const left = views[0]!.queued.reduce(
-            (sum, remaining) => sum + remaining,
-            0,
+          if (!any('clearFaults')) {
+            const queued = answers
+              .filter(
+                (a) =>
+                  (a.call.kind === 'fault' || a.call.kind === 'accountFault') &&
+                  a.status === 201,
+              )
+              .reduce((sum, a) => sum + (a.call as { times: number }).times, 0)
+            const taken = answers.filter(
+              (a) => a.code === 'simulated_failure',
+            ).length
+            const left = [view.queued, ...view.perAccount.map((a) => a.queued)]
+              .flat()
+              .reduce((sum, remaining) => sum + remaining, 0)
+            expect(taken + left, JSON.stringify(answers)).toBe(queued)
+          }
+          // Every move of the sandbox clock moved it: the last stands at the
+          // first's start plus every move, whichever replicas they reached.
+          const moves = answers.filter(
+            (a) => a.call.kind === 'sandboxClock' && a.status === 200,
           )
-          expect(taken + left).toBe(queued)
+          if (moves.length > 0) {
+            const times = moves.map((a) => Date.parse(a.now!))
+            const seconds = (a: Answer) =>
+              (a.call as { seconds: number }).seconds * 1000
+            const start = Math.min(
+              ...moves.map((a, i) => times[i]! - seconds(a)),
+            )
+            const sum = moves.reduce((total, a) => total + seconds(a), 0)
+            expect(Date.parse(view.clock), JSON.stringify(moves)).toBe(
+              start + sum,
+            )
+            expect(Math.max(...times)).toBe(start + sum)
+          }
+          // So does every move of an account's clock.
+          for (const [account, own] of view.perAccount.entries()) {
+            const kinds = answers.filter(
+              (a) =>
+                (a.call.kind === 'clock' || a.call.kind === 'clearClock') &&
+                a.call.account === account,
+            )
+            if (kinds.some((a) => a.call.kind === 'clearClock')) continue
+            if (kinds.length === 0 || any('sandboxClock')) continue
+            const times = kinds.map((a) => Date.parse(a.now!))
+            const seconds = (a: Answer) =>
+              (a.call as { seconds: number }).seconds * 1000
+            const start = Math.min(
+              ...kinds.map((a, i) => times[i]! - seconds(a)),
+            )
+            const sum = kinds.reduce((total, a) => total + seconds(a), 0)
+            expect(Date.parse(own.clock), JSON.stringify(kinds)).toBe(
+              start + sum,
+            )
+          }
+          // A rate limit counts each credential's calls in the whole fleet:
+          // as many allowed as the limit, whichever replicas they reached.
+          if (setup.rateLimited && !any('sandboxClock')) {
+            const byCredential = new Map<string, Answer[]>()
+            for (const a of apiCalls)
+              if (a.status !== 401 && a.code !== 'simulated_failure')
+                byCredential.set(a.credential!, [
+                  ...(byCredential.get(a.credential!) ?? []),
+                  a,
+                ])
+            for (const [credential, calls] of byCredential) {
+              const allowed = calls.filter((a) => a.status !== 429).length
+              expect(allowed, `${credential}: ${JSON.stringify(calls)}`).toBe(
+                Math.min(RATE_LIMIT, calls.length),
+              )
+            }
+          }
         }
       } finally {
         await Promise.all(replicas.map((r) => r.close()))
