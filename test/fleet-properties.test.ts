@@ -24,7 +24,7 @@ const REPLAY = process.env.FLEET_SEED
 
 type Call =
   | { kind: 'create'; replica: number; account: number; key?: number }
-  | { kind: 'token'; replica: number; account: number }
+  | { kind: 'token'; replica: number; account: number; key?: number }
   | { kind: 'withToken'; replica: number }
   | { kind: 'fault'; replica: number; times: number }
   | { kind: 'clock'; replica: number; account: number; seconds: number }
@@ -57,11 +57,15 @@ const call: fc.Arbitrary<Call> = fc.oneof(
   },
   {
     weight: 2,
-    arbitrary: fc.record({
-      kind: fc.constant('token' as const),
-      replica,
-      account: anAccount,
-    }),
+    arbitrary: fc.record(
+      {
+        kind: fc.constant('token' as const),
+        replica,
+        account: anAccount,
+        key: fc.integer({ min: 0, max: 1 }),
+      },
+      { requiredKeys: ['kind', 'replica', 'account'] },
+    ),
   },
   {
     weight: 2,
@@ -187,8 +191,9 @@ interface Answer {
   /** The customer a create was answered with (made or replayed). */
   id?: string
   replayed: boolean
-  /** The token a `token` call minted. */
+  /** The token a `token` call minted (or replayed), and its id. */
   token?: string
+  tokenId?: string
   /** The key and account an `apiKey` call minted. */
   apiKey?: string
   accountId?: string
@@ -257,7 +262,9 @@ async function send(
       response = await post(
         '/v2/tokens',
         { scopes: ['customers:write'] },
-        bearer(KEYS[c.account]!),
+        c.key === undefined
+          ? bearer(credential)
+          : { ...bearer(credential), 'idempotency-key': `t${c.key}` },
       )
       break
     case 'withToken':
@@ -360,7 +367,7 @@ async function send(
     ...(response.status === 201 &&
       (c.kind === 'create' || c.kind === 'withToken' || c.kind === 'withKey') &&
       body.id !== undefined && { id: body.id }),
-    ...(body.token !== undefined && { token: body.token }),
+    ...(body.token !== undefined && { token: body.token, tokenId: body.id }),
     ...(body.api_key !== undefined && {
       apiKey: body.api_key,
       accountId: body.account_id,
@@ -566,6 +573,16 @@ it('keeps three replicas one sandbox under any waves of concurrent calls: every 
         for (const a of answers)
           if (a.id && !replacedFrom(a.wave))
             expect(held, JSON.stringify(a)).toContain(a.id)
+        // So is every token: nothing held that no call minted, and every
+        // token minted is held unless a reset or a restore came with or after.
+        const minted = new Set(answers.flatMap((a) => a.tokenId ?? []))
+        for (const id of view.tokens)
+          expect(minted, `token ${id}: ${JSON.stringify(answers)}`).toContain(
+            id,
+          )
+        for (const a of answers)
+          if (a.tokenId && !replacedFrom(a.wave))
+            expect(view.tokens, JSON.stringify(a)).toContain(a.tokenId)
         // Each account counts the customers and tokens the state lists.
         const counted = view.accounts.reduce(
           (sum, line) => sum + Number(line.split(' ')[1]),
@@ -574,14 +591,14 @@ it('keeps three replicas one sandbox under any waves of concurrent calls: every 
         expect(counted, JSON.stringify(view)).toBe(view.customers.length)
         // The accounts are the fixtures' and those minted (unless replaced since).
         const accounts = new Set(view.accounts.map((l) => l.split(' ')[0]))
-        const minted = new Set(answers.flatMap((a) => a.accountId ?? []))
+        const made = new Set(answers.flatMap((a) => a.accountId ?? []))
         for (const line of before.accounts) {
           const id = line.split(' ')[0]!
           expect(accounts, JSON.stringify(view)).toContain(id)
-          minted.add(id)
+          made.add(id)
         }
         for (const id of accounts)
-          expect(minted, `account ${id}: ${JSON.stringify(answers)}`).toContain(
+          expect(made, `account ${id}: ${JSON.stringify(answers)}`).toContain(
             id,
           )
         for (const a of answers)
@@ -611,6 +628,51 @@ it('keeps three replicas one sandbox under any waves of concurrent calls: every 
               a.requestId,
             )
         expect(new Set(view.journal).size).toBe(view.journal.length)
+        // A clear (or a reset) hides every call answered before it was sent.
+        const hiddenBefore = Math.max(
+          -1,
+          ...answers
+            .filter(
+              (a) =>
+                a.call.kind === 'reset' ||
+                (a.call.kind === 'clearJournal' &&
+                  a.call.account === undefined),
+            )
+            .map((a) => a.wave),
+        )
+        for (const a of apiCalls)
+          if (a.wave < hiddenBefore)
+            expect(view.journal, `cleared ${JSON.stringify(a)}`).not.toContain(
+              a.requestId,
+            )
+        // Each account's view: its own calls, since it or the journal was
+        // last cleared.
+        for (const [account, own] of view.perAccount.entries()) {
+          const clears = answers.filter(
+            (a) =>
+              a.call.kind === 'reset' ||
+              (a.call.kind === 'clearJournal' &&
+                (a.call.account === undefined || a.call.account === account)),
+          )
+          const hidden = Math.max(-1, ...clears.map((a) => a.wave))
+          const shown = Math.max(
+            hidden,
+            ...answers.filter((a) => replaces(a.call)).map((a) => a.wave),
+          )
+          for (const id of own.journal)
+            expect(view.journal, `account ${account}`).toContain(id)
+          for (const a of apiCalls) {
+            if (a.credential !== KEYS[account] || a.status === 401) continue
+            if (a.wave < hidden)
+              expect(own.journal, `cleared ${JSON.stringify(a)}`).not.toContain(
+                a.requestId,
+              )
+            if (a.wave > shown)
+              expect(own.journal, `account ${JSON.stringify(a)}`).toContain(
+                a.requestId,
+              )
+          }
+        }
 
         if (wavesWith.size === 0) {
           // One record per Idempotency-Key, whichever replicas its retries reached.
@@ -630,6 +692,23 @@ it('keeps three replicas one sandbox under any waves of concurrent calls: every 
             )
             expect(ids.size).toBeLessThanOrEqual(1)
           }
+          // One token per Idempotency-Key too.
+          for (const [account, key] of [0, 1].flatMap((ac) =>
+            [0, 1].map((k) => [ac, k]),
+          )) {
+            const ids = new Set(
+              answers
+                .filter(
+                  (a) =>
+                    a.tokenId &&
+                    a.call.kind === 'token' &&
+                    a.call.account === account &&
+                    a.call.key === key,
+                )
+                .map((a) => a.tokenId),
+            )
+            expect(ids.size, JSON.stringify(answers)).toBeLessThanOrEqual(1)
+          }
           // Each queued fault taken once in the fleet: taken plus left is what was queued.
           if (!any('clearFaults')) {
             const queued = answers
@@ -647,60 +726,82 @@ it('keeps three replicas one sandbox under any waves of concurrent calls: every 
               .reduce((sum, remaining) => sum + remaining, 0)
             expect(taken + left, JSON.stringify(answers)).toBe(queued)
           }
-          // Every move of the sandbox clock moved it: the last stands at the
-          // first's start plus every move, whichever replicas they reached.
-          const moves = answers.filter(
-            (a) => a.call.kind === 'sandboxClock' && a.status === 200,
+        }
+
+        // The wave of the first call that `is`: the waves before it are
+        // answered whole before it is sent, so nothing of it undid theirs.
+        const firstWave = (is: (c: Call) => boolean) =>
+          Math.min(
+            Infinity,
+            ...answers.filter((a) => is(a.call)).map((a) => a.wave),
           )
-          if (moves.length > 0) {
-            const times = moves.map((a) => Date.parse(a.now!))
-            const seconds = (a: Answer) =>
-              (a.call as { seconds: number }).seconds * 1000
-            const start = Math.min(
-              ...moves.map((a, i) => times[i]! - seconds(a)),
+        const replaced = firstWave(replaces)
+        // Every move of a clock moved it, whichever replicas the moves
+        // reached: the latest stands at the first's start plus every move.
+        const additive = (moves: Answer[], shown?: string) => {
+          if (moves.length === 0) return
+          const ms = (a: Answer) =>
+            (a.call as { seconds: number }).seconds * 1000
+          const times = moves.map((a) => Date.parse(a.now!))
+          const start = Math.min(...moves.map((a, i) => times[i]! - ms(a)))
+          const end = moves.reduce((total, a) => total + ms(a), start)
+          expect(Math.max(...times), JSON.stringify(moves)).toBe(end)
+          if (shown !== undefined)
+            expect(Date.parse(shown), JSON.stringify(moves)).toBe(end)
+        }
+        const moved = (kind: Call['kind'], until: number, account?: number) =>
+          answers.filter(
+            (a) =>
+              a.call.kind === kind &&
+              a.status === 200 &&
+              a.wave < until &&
+              (account === undefined ||
+                (a.call as { account: number }).account === account),
+          )
+        additive(
+          moved('sandboxClock', replaced),
+          replaced === Infinity ? view.clock : undefined,
+        )
+        for (const [account, own] of view.perAccount.entries()) {
+          // Until the sandbox clock moves (which this check leaves aside)
+          // or the account's own is cleared.
+          const until = Math.min(
+            replaced,
+            firstWave(
+              (c) =>
+                c.kind === 'sandboxClock' ||
+                (c.kind === 'clearClock' && c.account === account),
+            ),
+          )
+          additive(
+            moved('clock', until, account),
+            until === Infinity ? own.clock : undefined,
+          )
+        }
+
+        // A rate limit counts each credential's calls in the whole fleet:
+        // as many allowed as the limit, whichever replicas they reached
+        // (until a reset, a restore or a clock move opens other windows).
+        if (setup.rateLimited) {
+          const until = firstWave(
+            (c) => replaces(c) || c.kind === 'sandboxClock',
+          )
+          const byCredential = new Map<string, Answer[]>()
+          for (const a of apiCalls)
+            if (
+              a.wave < until &&
+              a.status !== 401 &&
+              a.code !== 'simulated_failure'
             )
-            const sum = moves.reduce((total, a) => total + seconds(a), 0)
-            expect(Date.parse(view.clock), JSON.stringify(moves)).toBe(
-              start + sum,
+              byCredential.set(a.credential!, [
+                ...(byCredential.get(a.credential!) ?? []),
+                a,
+              ])
+          for (const [credential, calls] of byCredential) {
+            const allowed = calls.filter((a) => a.status !== 429).length
+            expect(allowed, `${credential}: ${JSON.stringify(calls)}`).toBe(
+              Math.min(RATE_LIMIT, calls.length),
             )
-            expect(Math.max(...times)).toBe(start + sum)
-          }
-          // So does every move of an account's clock.
-          for (const [account, own] of view.perAccount.entries()) {
-            const kinds = answers.filter(
-              (a) =>
-                (a.call.kind === 'clock' || a.call.kind === 'clearClock') &&
-                a.call.account === account,
-            )
-            if (kinds.some((a) => a.call.kind === 'clearClock')) continue
-            if (kinds.length === 0 || any('sandboxClock')) continue
-            const times = kinds.map((a) => Date.parse(a.now!))
-            const seconds = (a: Answer) =>
-              (a.call as { seconds: number }).seconds * 1000
-            const start = Math.min(
-              ...kinds.map((a, i) => times[i]! - seconds(a)),
-            )
-            const sum = kinds.reduce((total, a) => total + seconds(a), 0)
-            expect(Date.parse(own.clock), JSON.stringify(kinds)).toBe(
-              start + sum,
-            )
-          }
-          // A rate limit counts each credential's calls in the whole fleet:
-          // as many allowed as the limit, whichever replicas they reached.
-          if (setup.rateLimited && !any('sandboxClock')) {
-            const byCredential = new Map<string, Answer[]>()
-            for (const a of apiCalls)
-              if (a.status !== 401 && a.code !== 'simulated_failure')
-                byCredential.set(a.credential!, [
-                  ...(byCredential.get(a.credential!) ?? []),
-                  a,
-                ])
-            for (const [credential, calls] of byCredential) {
-              const allowed = calls.filter((a) => a.status !== 429).length
-              expect(allowed, `${credential}: ${JSON.stringify(calls)}`).toBe(
-                Math.min(RATE_LIMIT, calls.length),
-              )
-            }
           }
         }
       } finally {
