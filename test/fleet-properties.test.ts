@@ -504,10 +504,10 @@ it('keeps three replicas one sandbox under any waves of concurrent calls: every 
               (b) =>
                 b !== a &&
                 b.wave === a.wave &&
-                b.call.kind === 'create' &&
-                a.call.kind === 'create' &&
-                b.call.key === a.call.key &&
-                b.call.account === a.call.account,
+                (b.call.kind === 'create' || b.call.kind === 'token') &&
+                b.call.kind === a.call.kind &&
+                b.call.key === (a.call as { key?: number }).key &&
+                b.call.account === (a.call as { account: number }).account,
             )
             expect(same.length, where).toBeGreaterThan(0)
             continue
