@@ -28,9 +28,10 @@ type Call =
   | { kind: 'withToken'; replica: number }
   | { kind: 'fault'; replica: number; times: number }
   | { kind: 'clock'; replica: number; account: number; seconds: number }
-  | { kind: 'snapshot'; replica: number }
-  | { kind: 'restore'; replica: number }
-  | { kind: 'reset'; replica: number }
+  | { kind: 'snapshot'; replica: number; name: number }
+  | { kind: 'restore'; replica: number; name: number }
+  | { kind: 'reset'; replica: number; seed?: number }
+  | { kind: 'latency'; replica: number; max?: number }
   | { kind: 'apiKey'; replica: number }
   | { kind: 'withKey'; replica: number }
   | { kind: 'sandboxClock'; replica: number; seconds: number }
@@ -42,6 +43,7 @@ type Call =
 
 const replica = fc.integer({ min: 0, max: REPLICAS - 1 })
 const anAccount = fc.integer({ min: 0, max: KEYS.length - 1 })
+const aName = fc.integer({ min: 0, max: 1 })
 const call: fc.Arbitrary<Call> = fc.oneof(
   {
     weight: 8,
@@ -90,15 +92,41 @@ const call: fc.Arbitrary<Call> = fc.oneof(
   },
   {
     weight: 1,
-    arbitrary: fc.record({ kind: fc.constant('snapshot' as const), replica }),
+    arbitrary: fc.record({
+      kind: fc.constant('snapshot' as const),
+      replica,
+      name: aName,
+    }),
   },
   {
     weight: 1,
-    arbitrary: fc.record({ kind: fc.constant('restore' as const), replica }),
+    arbitrary: fc.record({
+      kind: fc.constant('restore' as const),
+      replica,
+      name: aName,
+    }),
   },
   {
     weight: 1,
-    arbitrary: fc.record({ kind: fc.constant('reset' as const), replica }),
+    arbitrary: fc.record(
+      {
+        kind: fc.constant('reset' as const),
+        replica,
+        seed: fc.integer({ min: 1, max: 2 }),
+      },
+      { requiredKeys: ['kind', 'replica'] },
+    ),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record(
+      {
+        kind: fc.constant('latency' as const),
+        replica,
+        max: fc.integer({ min: 0, max: 3 }),
+      },
+      { requiredKeys: ['kind', 'replica'] },
+    ),
   },
   {
     weight: 1,
@@ -233,7 +261,7 @@ async function send(
       body: JSON.stringify(body),
     })
   const bearer = (key: string) => ({ authorization: `Bearer ${key}` })
-  const admin = (method: 'GET' | 'DELETE', path: string, key?: string) =>
+  const admin = (method: 'DELETE' | 'GET', path: string, key?: string) =>
     fetch(`${url}${path}`, { method, headers: key ? bearer(key) : {} })
   let credential: string | undefined
   let response: Response
@@ -341,13 +369,24 @@ async function send(
       )
       break
     case 'snapshot':
-      response = await post('/__sandbox/snapshots', { name: 'p' })
+      response = await post('/__sandbox/snapshots', { name: `p${c.name}` })
       break
     case 'restore':
-      response = await post('/__sandbox/snapshots/restore', { name: 'p' })
+      response = await post('/__sandbox/snapshots/restore', {
+        name: `p${c.name}`,
+      })
       break
     case 'reset':
-      response = await post('/__sandbox/reset', {})
+      response = await post(
+        '/__sandbox/reset',
+        c.seed === undefined ? {} : { seed: c.seed },
+      )
+      break
+    case 'latency':
+      response =
+        c.max === undefined
+          ? await admin('DELETE', '/__sandbox/latency')
+          : await post('/__sandbox/latency', { min_ms: 0, max_ms: c.max })
       break
   }
   const text = await response.text()
@@ -388,6 +427,7 @@ async function seen(url: string) {
       })
     ).json()) as T
   const state = await read<{
+    seed: number
     accounts: { id: string; customer_count: number; token_count: number }[]
     customers: { id: string; name: string }[]
     tokens: { id: string }[]
@@ -397,6 +437,10 @@ async function seen(url: string) {
   const scenarios = await read<Queue>('/__sandbox/scenarios')
   const clock = await read<{ now: string; frozen: boolean }>('/__sandbox/clock')
   const journal = await read<Journal>('/__sandbox/requests')
+  const latency = await read<unknown>('/__sandbox/latency')
+  const snapshots = await read<{ snapshots: { name: string }[] }>(
+    '/__sandbox/snapshots',
+  )
   const accounts = await Promise.all(
     KEYS.map(async (key) => {
       const own = await read<{ now: string; frozen: boolean; own: boolean }>(
@@ -422,6 +466,9 @@ async function seen(url: string) {
       .map((customer) => `${customer.id} ${customer.name}`)
       .toSorted(),
     tokens: state.tokens.map((token) => token.id).toSorted(),
+    seed: state.seed,
+    latency,
+    snapshots: snapshots.snapshots.map((snapshot) => snapshot.name).toSorted(),
     queued: scenarios.scenarios.map((scenario) => scenario.remaining),
     clock: clock.frozen ? clock.now : 'running',
     journal: journal.requests.map((entry) => entry.request_id),
@@ -526,6 +573,7 @@ it('keeps three replicas one sandbox under any waves of concurrent calls: every 
               answers.some(
                 (b) =>
                   b.call.kind === 'snapshot' &&
+                  b.call.name === (a.call as { name: number }).name &&
                   b.wave < a.wave &&
                   b.status === 201,
               ),
@@ -548,6 +596,7 @@ it('keeps three replicas one sandbox under any waves of concurrent calls: every 
             restore: 200,
             reset: 200,
             journal: 200,
+            latency: 200,
             clearFaults: 204,
             clearJournal: 204,
           }[a.call.kind]
@@ -583,6 +632,24 @@ it('keeps three replicas one sandbox under any waves of concurrent calls: every 
         for (const a of answers)
           if (a.tokenId && !replacedFrom(a.wave))
             expect(view.tokens, JSON.stringify(a)).toContain(a.tokenId)
+        // The seed is the first replica's or a reset's.
+        expect([
+          1,
+          ...answers.flatMap((a) =>
+            a.call.kind === 'reset' && a.status === 200
+              ? [a.call.seed ?? 1]
+              : [],
+          ),
+        ]).toContain(view.seed)
+        // Snapshots listed are the ones taken.
+        const names = answers.flatMap((a) =>
+          a.call.kind === 'snapshot' && a.status === 201
+            ? [`p${a.call.name}`]
+            : [],
+        )
+        for (const name of view.snapshots) expect(names).toContain(name)
+        if (!any('reset'))
+          for (const name of names) expect(view.snapshots).toContain(name)
         // Each account counts the customers and tokens the state lists.
         const counted = view.accounts.reduce(
           (sum, line) => sum + Number(line.split(' ')[1]),
