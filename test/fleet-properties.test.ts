@@ -32,6 +32,7 @@ type Call =
   | { kind: 'restore'; replica: number; name: number }
   | { kind: 'reset'; replica: number; seed?: number }
   | { kind: 'latency'; replica: number; max?: number }
+  | { kind: 'state'; replica: number }
   | { kind: 'apiKey'; replica: number }
   | { kind: 'withKey'; replica: number }
   | { kind: 'sandboxClock'; replica: number; seconds: number }
@@ -116,6 +117,10 @@ const call: fc.Arbitrary<Call> = fc.oneof(
       },
       { requiredKeys: ['kind', 'replica'] },
     ),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({ kind: fc.constant('state' as const), replica }),
   },
   {
     weight: 1,
@@ -227,6 +232,8 @@ interface Answer {
   accountId?: string
   /** The clock a clock call answered with. */
   now?: string
+  /** What a `state` call read: customers, tokens, and customers counted by the accounts. */
+  read?: { customers: string[]; tokens: string[]; counted: number }
   /** The credential an API call sent, and the request id it was answered with. */
   credential?: string
   requestId?: string
@@ -382,6 +389,9 @@ async function send(
         c.seed === undefined ? {} : { seed: c.seed },
       )
       break
+    case 'state':
+      response = await admin('GET', '/__sandbox/state')
+      break
     case 'latency':
       response =
         c.max === undefined
@@ -399,6 +409,11 @@ async function send(
     account_id?: string
     now?: string
   }
+  const read = body as {
+    customers?: { id: string }[]
+    tokens?: { id: string }[]
+    accounts?: { customer_count: number }[]
+  }
   const requestId = response.headers.get('x-request-id')
   return {
     status: response.status,
@@ -412,6 +427,17 @@ async function send(
       accountId: body.account_id,
     }),
     ...(body.now !== undefined && { now: body.now }),
+    ...(c.kind === 'state' &&
+      response.status === 200 && {
+        read: {
+          customers: read.customers!.map((customer) => customer.id),
+          tokens: read.tokens!.map((token) => token.id),
+          counted: read.accounts!.reduce(
+            (sum, account) => sum + account.customer_count,
+            0,
+          ),
+        },
+      }),
     ...(credential !== undefined && { credential }),
     ...(requestId !== null && { requestId }),
     replayed: response.headers.get('idempotent-replayed') === 'true',
@@ -597,6 +623,7 @@ it('keeps three replicas one sandbox under any waves of concurrent calls: every 
             reset: 200,
             journal: 200,
             latency: 200,
+            state: 200,
             clearFaults: 204,
             clearJournal: 204,
           }[a.call.kind]
@@ -622,6 +649,16 @@ it('keeps three replicas one sandbox under any waves of concurrent calls: every 
         for (const a of answers)
           if (a.id && !replacedFrom(a.wave))
             expect(held, JSON.stringify(a)).toContain(a.id)
+        // A read while calls were answered shows only records a 201 was
+        // (or is later) answered for, counted as it lists them.
+        for (const a of answers) {
+          if (!a.read) continue
+          expect(a.read.counted, JSON.stringify(a)).toBe(
+            a.read.customers.length,
+          )
+          for (const id of a.read.customers)
+            expect(answeredIds, `read ${id} in wave ${a.wave}`).toContain(id)
+        }
         // So is every token: nothing held that no call minted, and every
         // token minted is held unless a reset or a restore came with or after.
         const minted = new Set(answers.flatMap((a) => a.tokenId ?? []))
@@ -629,6 +666,8 @@ it('keeps three replicas one sandbox under any waves of concurrent calls: every 
           expect(minted, `token ${id}: ${JSON.stringify(answers)}`).toContain(
             id,
           )
+        for (const id of answers.flatMap((a) => a.read?.tokens ?? []))
+          expect(minted, `read token ${id}`).toContain(id)
         for (const a of answers)
           if (a.tokenId && !replacedFrom(a.wave))
             expect(view.tokens, JSON.stringify(a)).toContain(a.tokenId)
