@@ -199,8 +199,9 @@ const call: fc.Arbitrary<Call> = fc.oneof(
 )
 /**
  * Each run's fleet: each replica keeps one or two accounts' records (one
- * evicts at every other account), and some runs allow each credential
- * RATE_LIMIT calls a day, counted fleet-wide.
+ * evicts at every other account), some runs allow each credential
+ * RATE_LIMIT calls a day, counted fleet-wide, and a replica may restart
+ * between waves (from what Redis holds).
  */
 const fleet = fc.record({
   cacheRecords: fc.array(fc.integer({ min: 1, max: 2 }), {
@@ -208,6 +209,8 @@ const fleet = fc.record({
     maxLength: REPLICAS,
   }),
   rateLimited: fc.boolean(),
+  // After each wave, the replica (if any) stopped and started again.
+  restarts: fc.array(fc.option(replica, { freq: 4 }), { maxLength: 8 }),
 })
 const RATE_LIMIT = 3
 const waves = fc.array(fc.array(call, { minLength: 1, maxLength: 8 }), {
@@ -509,22 +512,21 @@ it('keeps three replicas one sandbox under any waves of concurrent calls: every 
   await fc.assert(
     fc.asyncProperty(fleet, waves, async (setup, plan) => {
       run++
-      const replicas = []
-      for (let r = 0; r < REPLICAS; r++)
-        replicas.push(
-          await startServer({
-            seed: 1,
-            customersPerAccount: 0,
-            ...(setup.rateLimited && {
-              rateLimit: { limit: RATE_LIMIT, windowSeconds: 86_400 },
-            }),
-            store: {
-              url: redis.url,
-              namespace: `property-${run}`,
-              cacheRecords: setup.cacheRecords[r]!,
-            },
+      const startReplica = (r: number) =>
+        startServer({
+          seed: 1,
+          customersPerAccount: 0,
+          ...(setup.rateLimited && {
+            rateLimit: { limit: RATE_LIMIT, windowSeconds: 86_400 },
           }),
-        )
+          store: {
+            url: redis.url,
+            namespace: `property-${run}`,
+            cacheRecords: setup.cacheRecords[r]!,
+          },
+        })
+      const replicas = []
+      for (let r = 0; r < REPLICAS; r++) replicas.push(await startReplica(r))
       const urls = replicas.map((r) => r.url)
       try {
         const before = await seen(urls[0]!)
@@ -544,6 +546,12 @@ it('keeps three replicas one sandbox under any waves of concurrent calls: every 
           for (const a of answered) {
             if (a.token) tokens.push(a.token)
             if (a.apiKey) apiKeys.push(a.apiKey)
+          }
+          const restart = setup.restarts[wave]
+          if (restart !== undefined && restart !== null) {
+            await replicas[restart]!.close()
+            replicas[restart] = await startReplica(restart)
+            urls[restart] = replicas[restart].url
           }
         }
         const replacedFrom = (wave: number) =>
