@@ -213,7 +213,9 @@ const fleet = fc.record({
   restarts: fc.array(fc.option(replica, { freq: 4 }), { maxLength: 8 }),
 })
 const RATE_LIMIT = 3
-const waves = fc.array(fc.array(call, { minLength: 1, maxLength: 8 }), {
+// FLEET_WIDTH=N sends up to N calls at once (8 by default): more overlap.
+const WIDTH = Number(process.env.FLEET_WIDTH ?? 8)
+const waves = fc.array(fc.array(call, { minLength: 1, maxLength: WIDTH }), {
   minLength: 1,
   maxLength: 8,
 })
