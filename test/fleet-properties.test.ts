@@ -224,12 +224,12 @@ const RATE_LIMIT = 3
 // FLEET_WIDTH=N sends up to N calls at once (8 by default), at every
 // length up to N (fast-check's default size keeps arrays short): more overlap.
 const WIDTH = Number(process.env.FLEET_WIDTH ?? 8)
-const wave = fc.array(call, {
+const aWave = fc.array(call, {
   minLength: 1,
   maxLength: WIDTH,
   ...(process.env.FLEET_WIDTH !== undefined && { size: 'max' as const }),
 })
-const waves = fc.array(wave, {
+const waves = fc.array(aWave, {
   minLength: 1,
   maxLength: 8,
 })
