@@ -4,7 +4,7 @@ import type { AccountControls } from '../src/request/account-controls.ts'
 import { authenticate, readBearer, REALM } from '../src/request/auth.ts'
 import type { Route, SandboxContext } from '../src/request/context.ts'
 import { SandboxError } from '../src/request/errors.ts'
-import { json } from '../src/request/pipeline.ts'
+import { json, overtaken } from '../src/request/pipeline.ts'
 import { ClockBodySchema, ScenarioBodySchema } from '../src/model/schemas.ts'
 import {
   listOf,
@@ -30,9 +30,19 @@ const AnyObject = z.record(z.string(), z.unknown())
  * no admin token. Tokens are refused: a `customers:read` token must not move
  * its account's clock.
  */
-function accountOf(ctx: SandboxContext, request: Request): AccountControls {
-  const bearer = readBearer(request.headers.get('authorization'))
-  const principal = authenticate(ctx.db, bearer, ctx.clock.now().getTime())
+function accountOf(ctx: SandboxContext, call: SandboxCall): AccountControls {
+  const bearer = readBearer(call.request.headers.get('authorization'))
+  let principal
+  try {
+    principal = authenticate(ctx.db, bearer, ctx.clock.now().getTime())
+  } catch (error) {
+    // @note A reset or a restore that came while the call waited its turn
+    // replaced the data that its account was loaded into: the key is
+    // looked up in data that a replica loading accounts as asked holds
+    // none of yet. Said as for an API call it overtook: retry.
+    if (ctx.storage && call.replaced()) throw overtaken(ctx)
+    throw error
+  }
   if (principal.kind !== 'api-key') {
     throw new SandboxError(
       'insufficient_scope',
@@ -63,7 +73,7 @@ const accountRoute = (
   // Guarded by the account's own API key instead of the admin token.
   guard: 'account',
   document,
-  resolve: (call, { ctx }) => resolve(accountOf(ctx, call.request), call, ctx),
+  resolve: (call, { ctx }) => resolve(accountOf(ctx, call), call, ctx),
 })
 
 const clockNow = ({ accountId, clock }: AccountControls): Response =>

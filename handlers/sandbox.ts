@@ -405,6 +405,10 @@ function createSurfaceEnv(
       slices ??= await import('../src/request/json-stream.ts')
       pacer ??= slices.createPacer()
       await pacer.turn()
+      // @note A reset (or a restore) begun while this read waited for its
+      // store or its turn is still refilling the data: read the new data
+      // once it is in, never half-filled.
+      while (!ctx.seeded) await ctx.ready
       // @note A network error is the one answer nobody waits for: the server
       // drops the connection, which is gone already.
       return call.request.signal.aborted ? Response.error() : build()

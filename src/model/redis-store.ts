@@ -875,12 +875,23 @@ export async function openRedisStore(
         const reading = read(from, seenMark)
         const done = applying
           .then(async () => {
-            const texts = await reading
+            let at = from
+            let texts = await reading
+            // @note Sent while the read before was applied: when that one
+            // put back a whole state, this place is behind it, and reads as
+            // dropped (or rewritten) though nothing new came. Read again
+            // from where that left this replica, or the same state would
+            // be put back twice, dropping the requests answered from the
+            // first.
+            if (typeof texts === 'string' && seen !== from) {
+              at = seen
+              texts = await read(at, seenMark)
+            }
             if (texts === 'rewritten') logLost()
             // Left a whole state behind, or Redis lost the log: start again
             // from its last whole state.
             if (typeof texts === 'string') return startFromLastState()
-            return applyEntries(from, texts)
+            return applyEntries(at, texts)
           })
           .then(() => {
             unreadable = undefined

@@ -292,22 +292,34 @@ export async function runOperation(
       keys.abandon(idempotencyKey)
     }
     if (error === DROPPED) {
-      const taken = takenFromStore.has(ctx.db)
       // @note A replica answers what its own reset overtook as the others
       // do: behind a load balancer, which replica ran the reset is chance,
       // and a closed connection would read as a replica that died.
-      if (!taken && ctx.storage?.sync === undefined) return Response.error()
-      throw new SandboxError(
-        'storage_unavailable',
-        taken
-          ? 'Another replica stored a whole new state (a reset, a restore, or the state after many changes) while this request was answered, so it was not stored and nothing was changed. Retry it.'
-          : 'This replica stored a whole new state (a reset or a restored snapshot) while this request was answered, so it was not stored and nothing was changed. Retry it.',
-        { headers: { 'retry-after': '1' } },
-      )
+      if (!takenFromStore.has(ctx.db) && ctx.storage?.sync === undefined)
+        return Response.error()
+      throw overtaken(ctx)
     }
     await wait()
     throw error
   }
+}
+
+/**
+ * The `503` of a request that a reset or a restore overtook on a replica
+ * of a fleet: nothing was changed, and a retry is answered from the new
+ * data.
+ *
+ * @example
+ * if (ctx.db !== state.db) throw overtaken(ctx)
+ */
+export function overtaken(ctx: SandboxContext): SandboxError {
+  return new SandboxError(
+    'storage_unavailable',
+    takenFromStore.has(ctx.db)
+      ? 'Another replica stored a whole new state (a reset, a restore, or the state after many changes) while this request was answered, so it was not stored and nothing was changed. Retry it.'
+      : 'This replica stored a whole new state (a reset or a restored snapshot) while this request was answered, so it was not stored and nothing was changed. Retry it.',
+    { headers: { 'retry-after': '1' } },
+  )
 }
 
 /**

@@ -17,6 +17,12 @@ export interface SandboxCall {
   url: URL
   /** Reads and validates the JSON body; an empty body counts as `{}`. */
   body<T>(schema: z.ZodType<T>): Promise<T>
+  /**
+   * Whether a reset or a restore (this replica's or another's) replaced the
+   * data since the request came: a replica that loads accounts as asked
+   * then holds none of the request's account.
+   */
+  replaced(): boolean
 }
 
 function checkAdmin(
@@ -76,6 +82,7 @@ export async function runSandboxCall(
     get url() {
       return call.url
     },
+    replaced: () => ctx.db !== call.state.db,
     async body(schema) {
       checkCharset(request.headers.get('content-type'))
       const read = await readText()
