@@ -3,8 +3,16 @@ import type { SandboxContext } from './context.ts'
 
 /** The record lists that API calls create, as any read gives them: by id. */
 export interface CreatedLists {
-  customers: readonly { id: string }[]
-  tokens: readonly { id: string }[]
+  customers: readonly { id: string; account_id: string }[]
+  tokens: readonly { id: string; account_id: string }[]
+  /** A state's accounts, which count their records (`customer_count`). */
+  accounts?: readonly ({ id: string } | CountedAccount)[]
+}
+
+interface CountedAccount {
+  id: string
+  customer_count: number
+  token_count: number
 }
 
 /**
@@ -31,9 +39,35 @@ export async function storedOnly<T extends CreatedLists>(
   // is under way: a macrotask later, the write of each one read is.
   await new Promise((resolve) => setTimeout(resolve, 0))
   await Promise.allSettled(ctx.writesUnderWay ?? [])
-  return {
-    ...lists,
-    customers: lists.customers.filter((r) => db.customerById(r.id)),
-    tokens: lists.tokens.filter((r) => db.tokenById(r.id)),
-  }
+  const customers = lists.customers.filter((r) => db.customerById(r.id))
+  const tokens = lists.tokens.filter((r) => db.tokenById(r.id))
+  if (
+    customers.length === lists.customers.length &&
+    tokens.length === lists.tokens.length
+  )
+    return lists
+  // @note A state's accounts count their records: counted as listed, or
+  // an account would count a record the lists no longer show.
+  const customerCounts = countBy(customers)
+  const tokenCounts = countBy(tokens)
+  const accounts = lists.accounts?.map((account) =>
+    'customer_count' in account
+      ? {
+          ...account,
+          customer_count: customerCounts.get(account.id) ?? 0,
+          token_count: tokenCounts.get(account.id) ?? 0,
+        }
+      : account,
+  )
+  return { ...lists, customers, tokens, ...(accounts && { accounts }) }
+}
+
+/** How many of `records` each account holds. */
+function countBy(
+  records: readonly { account_id: string }[],
+): Map<string, number> {
+  const counts = new Map<string, number>()
+  for (const { account_id } of records)
+    counts.set(account_id, (counts.get(account_id) ?? 0) + 1)
+  return counts
 }
