@@ -1817,7 +1817,9 @@ export async function openRedisStore(
   const journal = options.journal && createJournal(options.journal.limit)
 
   /** The fleet's journal: entries of one moment are appended together. */
-  function createJournal(limit: number): SharedJournal {
+  function createJournal(
+    limit: number,
+  ): SharedJournal & { flush(): Promise<unknown> } {
     const key = journalKey
     const marks = marksKey
     let queued: string[] = []
@@ -1834,6 +1836,7 @@ export async function openRedisStore(
       return written
     }
     return {
+      flush: write,
       append(entry) {
         if (queued.length === 0) setImmediate(write)
         queued.push(JSON.stringify(entry))
@@ -2028,6 +2031,10 @@ export async function openRedisStore(
       unreadable ??
       (lostRecords?.gen === gen ? lostRecords?.fault : undefined),
     async close() {
+      // @note The entries of requests answered just before a close (a
+      // rolling restart) go first: queued for the next turn of the event
+      // loop, they were refused by a client already closing, and lost.
+      if (journal) await bounded(journal.flush).catch(() => {})
       connected = false
       // @note Bounded: a Redis that answers nothing would hold the close
       // for ever behind the replies it waits for.
