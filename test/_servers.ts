@@ -242,6 +242,28 @@ export const postCustomer = (
   })
 
 /**
+ * POSTs `body` as JSON to `path` on the server at `url`, with `key` as
+ * bearer when given (an API key, or the admin token).
+ *
+ * @example
+ * expect((await postJson(url, '/__sandbox/reset', {})).status).toBe(200)
+ */
+export const postJson = (
+  url: string,
+  path: string,
+  body: unknown,
+  key?: string,
+): Promise<Response> =>
+  fetch(`${url}${path}`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      ...(key && { authorization: `Bearer ${key}` }),
+    },
+    body: JSON.stringify(body),
+  })
+
+/**
  * A stream that keeps what is written to it, for `main({ stdout, stderr })`
  * run in this process.
  *

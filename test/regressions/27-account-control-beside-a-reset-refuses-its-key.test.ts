@@ -2,7 +2,7 @@
 import { expect, it } from 'vitest'
 import { DEMO_KEY_ONE, DEMO_KEY_TWO } from '../../fixtures/demo-keys.ts'
 import { startRedis } from '../_redis.ts'
-import { startServer } from '../_servers.ts'
+import { startServer, postJson } from '../_servers.ts'
 
 // A replica on Redis that keeps few accounts' records loads a request's
 // account when the request comes. An account's own control
@@ -12,16 +12,6 @@ import { startServer } from '../_servers.ts'
 // answered 401 invalid_credentials (found by the fleet property test). It
 // is now answered 503 storage_unavailable with Retry-After, as an API call
 // that a reset overtook is, and a retry is served.
-
-const post = (url: string, path: string, body: unknown, key?: string) =>
-  fetch(`${url}${path}`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      ...(key && { authorization: `Bearer ${key}` }),
-    },
-    body: JSON.stringify(body),
-  })
 
 it('answers an account control that a reset overtook 503 with Retry-After, never 401 for a valid key', async () => {
   const redis = await startRedis()
@@ -44,8 +34,8 @@ it('answers an account control that a reset overtook 503 with Retry-After, never
       fetch(`${b.url}/__sandbox/account/requests`, {
         headers: { authorization: `Bearer ${DEMO_KEY_TWO}` },
       }),
-      post(b.url, '/__sandbox/reset', {}),
-      post(
+      postJson(b.url, '/__sandbox/reset', {}),
+      postJson(
         a.url,
         '/v1/customers',
         { name: 'Beside', email: 'beside@example.com' },

@@ -1,6 +1,5 @@
 import { expect, it } from 'vitest'
-import { DEMO_KEY_ONE } from '../../fixtures/demo-keys.ts'
-import { emptyFleet } from '../_servers.ts'
+import { createNamed, emptyFleet } from '../_servers.ts'
 
 // A replica closed (a rolling restart) as soon as it answered a request
 // lost the request's entry in the fleet's journal: entries wait for the next
@@ -15,17 +14,7 @@ it('keeps in the fleet journal the requests a replica answered just before it cl
   const ids: string[] = []
   for (let round = 0; round < 20; round++) {
     const replica = await start()
-    const response = await fetch(`${replica.url}/v1/customers`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${DEMO_KEY_ONE}`,
-        'content-type': 'application/json',
-      },
-      body: JSON.stringify({
-        name: `R${round}`,
-        email: `r${round}@example.com`,
-      }),
-    })
+    const response = await createNamed(replica.url, `R${round}`)
     expect(response.status).toBe(201)
     ids.push(response.headers.get('x-request-id')!)
     // Closed in the turn the answer came in, as a test runner or an

@@ -2,7 +2,7 @@
 import { expect, it } from 'vitest'
 import { DEMO_KEY_ONE } from '../../fixtures/demo-keys.ts'
 import { startRedis } from '../_redis.ts'
-import { startServer } from '../_servers.ts'
+import { startServer, postJson } from '../_servers.ts'
 
 // A replica on Redis that keeps few accounts' records, behind two resets
 // another replica made, caught up when requests came: its read of the log
@@ -14,16 +14,6 @@ import { startServer } from '../_servers.ts'
 // overtaken them (found by the fleet property test). A read sent before
 // the state went in is now read again from where that state left the
 // replica.
-
-const post = (url: string, path: string, body: unknown, key?: string) =>
-  fetch(`${url}${path}`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      ...(key && { authorization: `Bearer ${key}` }),
-    },
-    body: JSON.stringify(body),
-  })
 
 it('answers and journals every request a replica behind two resets gets once they are answered', async () => {
   const redis = await startRedis()
@@ -44,7 +34,7 @@ it('answers and journals every request a replica behind two resets gets once the
       await startServer(options),
     ]
     const { token } = (await (
-      await post(
+      await postJson(
         a.url,
         '/v2/tokens',
         { scopes: ['customers:write'] },
@@ -52,20 +42,20 @@ it('answers and journals every request a replica behind two resets gets once the
       )
     ).json()) as { token: string }
     const resets = await Promise.all([
-      post(a.url, '/__sandbox/reset', {}),
-      post(a.url, '/__sandbox/reset', {}),
+      postJson(a.url, '/__sandbox/reset', {}),
+      postJson(a.url, '/__sandbox/reset', {}),
     ])
     expect(resets.map((r) => r.status)).toEqual([200, 200])
     // Every reset is answered: what comes now is served from the new data.
     const [, withOldToken, create] = await Promise.all([
-      post(a.url, '/__sandbox/latency', { min_ms: 0, max_ms: 1 }),
-      post(
+      postJson(a.url, '/__sandbox/latency', { min_ms: 0, max_ms: 1 }),
+      postJson(
         c!.url,
         '/v1/customers',
         { name: 'T', email: 't@example.com' },
         token,
       ),
-      post(
+      postJson(
         c!.url,
         '/v1/customers',
         { name: 'P', email: 'p@example.com' },

@@ -2,7 +2,7 @@
 import { expect, it } from 'vitest'
 import { DEMO_KEY_ONE } from '../../fixtures/demo-keys.ts'
 import { startRedis } from '../_redis.ts'
-import { startServer } from '../_servers.ts'
+import { startServer, postJson } from '../_servers.ts'
 
 // A read of the whole state waits for its store (a replica of a fleet
 // loads every account first) and its turn among large answers before it
@@ -10,16 +10,6 @@ import { startServer } from '../_servers.ts'
 // read was built, and the read answered 500 internal_error ("it is still
 // seeding"), found by the fleet property test. The read now waits for the
 // new data, and answers it.
-
-const post = (url: string, path: string, body: unknown, key?: string) =>
-  fetch(`${url}${path}`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      ...(key && { authorization: `Bearer ${key}` }),
-    },
-    body: JSON.stringify(body),
-  })
 
 it('answers a state read sent beside a reset 200, never 500', async () => {
   const redis = await startRedis()
@@ -41,19 +31,19 @@ it('answers a state read sent beside a reset 200, never 500', async () => {
     ]
     const { url } = replicas[1]!
     await fetch(`${replicas[0]!.url}/__sandbox/state`)
-    await post(
+    await postJson(
       url,
       '/v1/customers',
       { name: 'A', email: 'a@example.com' },
       DEMO_KEY_ONE,
     )
     await Promise.all([
-      post(url, '/__sandbox/scenarios', {
+      postJson(url, '/__sandbox/scenarios', {
         operation: 'createCustomer',
         status: 503,
         times: 1,
       }),
-      post(
+      postJson(
         url,
         '/v1/customers',
         { name: 'F', email: 'f@example.com' },
@@ -62,9 +52,9 @@ it('answers a state read sent beside a reset 200, never 500', async () => {
     ])
     const [state] = await Promise.all([
       fetch(`${url}/__sandbox/state`),
-      post(url, '/__sandbox/snapshots', { name: 'p' }),
-      post(url, '/__sandbox/reset', {}),
-      post(
+      postJson(url, '/__sandbox/snapshots', { name: 'p' }),
+      postJson(url, '/__sandbox/reset', {}),
+      postJson(
         url,
         '/v1/customers',
         { name: 'B', email: 'b@example.com' },
