@@ -72,17 +72,14 @@ export function randomBase62(
 ): string {
   // @note Joined once, prefix included: `prefix + digits` or a character at
   // a time would make a chain of strings, which every stored id would keep.
-  // Sized at once: grown a push at a time, the array was copied as it grew.
-  const digits = Array.from<string>({ length: length + 1 })
-  digits[0] = prefix
-  let filled = 1
-  while (filled <= length) {
+  const digits: string[] = [prefix]
+  while (digits.length <= length) {
     let value = random()
     // Each 32-bit draw yields five 6-bit digits; 62 and 63 are rejected.
-    for (let i = 0; i < 5 && filled <= length; i++) {
+    for (let i = 0; i < 5 && digits.length <= length; i++) {
       const digit = value & 63
       value >>>= 6
-      if (digit < 62) digits[filled++] = BASE62[digit]!
+      if (digit < 62) digits.push(BASE62[digit]!)
     }
   }
   return digits.join('')
