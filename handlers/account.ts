@@ -4,7 +4,7 @@ import type { AccountControls } from '../src/request/account-controls.ts'
 import { authenticate, readBearer, REALM } from '../src/request/auth.ts'
 import type { Route, SandboxContext } from '../src/request/context.ts'
 import { SandboxError } from '../src/request/errors.ts'
-import { json, overtaken } from '../src/request/pipeline.ts'
+import { json } from '../src/request/pipeline.ts'
 import { ClockBodySchema, ScenarioBodySchema } from '../src/model/schemas.ts'
 import {
   listOf,
@@ -32,17 +32,7 @@ const AnyObject = z.record(z.string(), z.unknown())
  */
 function accountOf(ctx: SandboxContext, call: SandboxCall): AccountControls {
   const bearer = readBearer(call.request.headers.get('authorization'))
-  let principal
-  try {
-    principal = authenticate(ctx.db, bearer, ctx.clock.now().getTime())
-  } catch (error) {
-    // @note A reset or a restore that came while the call waited its turn
-    // replaced the data that its account was loaded into: the key is
-    // looked up in data that a replica loading accounts as asked holds
-    // none of yet. Said as for an API call it overtook: retry.
-    if (ctx.storage && call.replaced()) throw overtaken(ctx)
-    throw error
-  }
+  const principal = authenticate(ctx.db, bearer, ctx.clock.now().getTime())
   if (principal.kind !== 'api-key') {
     throw new SandboxError(
       'insufficient_scope',

@@ -2,6 +2,7 @@
 import type { BearerResult } from './auth.ts'
 import type { Route, RouteCall, SandboxContext } from './context.ts'
 import { SandboxError, type ErrorCode } from './errors.ts'
+import { overtaken } from './pipeline.ts'
 import { constantTimeEqual } from '../model/secrets.ts'
 import {
   checkCharset,
@@ -17,12 +18,6 @@ export interface SandboxCall {
   url: URL
   /** Reads and validates the JSON body; an empty body counts as `{}`. */
   body<T>(schema: z.ZodType<T>): Promise<T>
-  /**
-   * Whether a reset or a restore (this replica's or another's) replaced the
-   * data since the request came: a replica that loads accounts as asked
-   * then holds none of the request's account.
-   */
-  replaced(): boolean
 }
 
 function checkAdmin(
@@ -82,7 +77,6 @@ export async function runSandboxCall(
     get url() {
       return call.url
     },
-    replaced: () => ctx.db !== call.state.db,
     async body(schema) {
       checkCharset(request.headers.get('content-type'))
       const read = await readText()
@@ -99,7 +93,25 @@ export async function runSandboxCall(
   // hold for as long.
   if (request.body !== null) await readText().catch(() => {})
   const { runStored } = await import('./stored-change.ts')
-  return runStored(ctx, ctx.storage, call, () => resolve(sandboxCall))
+  return runStored(ctx, ctx.storage, call, async () => {
+    try {
+      return await resolve(sandboxCall)
+    } catch (error) {
+      // @note A reset or a restore that came while the call waited its
+      // turn replaced the data its credential was looked up in (an
+      // account's API key; the admin token is checked before the wait),
+      // which a replica loading accounts as asked holds none of yet.
+      // Said as for an API call it overtook: retry.
+      if (
+        error instanceof SandboxError &&
+        error.code === 'invalid_credentials' &&
+        ctx.db !== call.state.db
+      ) {
+        throw overtaken(ctx)
+      }
+      throw error
+    }
+  })
 }
 
 /**
