@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startRedisServer } from '../examples/shared-sandbox/redis.mjs'
 import { DEMO_KEY_ONE } from '../fixtures/demo-keys.ts'
+import { serverArgs } from './_server-args.ts'
 
 const PROFILE = process.argv.includes('--profile')
 // `--only=tokens`: only the servers whose label has that text (and the floor).
@@ -23,8 +24,6 @@ const WARMUP = Number(process.env.ALLOC_WARMUP ?? 4000)
 const CREATES = Number(process.env.ALLOC_CREATES ?? 2000)
 const WINDOWS = Number(process.env.ALLOC_WINDOWS ?? 3)
 const CONNECTIONS = 32
-const LIMITS =
-  'customersPerAccount=100000000,tokensPerAccount=100000000,records=100000000'
 const BODIES = {
   '/v1/customers': { name: 'Ada Lovelace', email: 'ada@example.com' },
   '/v2/tokens': { scopes: ['customers:read'], expires_in: 3600 },
@@ -170,15 +169,6 @@ async function measure(
   }
 }
 
-const cli = (...extra: string[]) => [
-  'dist/bin.js',
-  '--port',
-  '0',
-  '--quiet',
-  '--limits',
-  LIMITS,
-  ...extra,
-]
 const floorServer = ['--import', 'tsx', 'bench/floor-server.ts']
 
 await measure('bare node:http echo', ['bench/bare-server.mjs'], '/v1/customers')
@@ -187,7 +177,7 @@ const results: [string, number][] = []
 for (const path of Object.keys(BODIES) as Path[]) {
   results.push([
     `POST ${path} in memory`,
-    await measure(`POST ${path} in memory`, cli(), path),
+    await measure(`POST ${path} in memory`, serverArgs(), path),
   ])
 }
 if (spawnSync('redis-server', ['--version']).error) {
@@ -200,7 +190,11 @@ if (spawnSync('redis-server', ['--version']).error) {
       spawnSync('redis-cli', ['-p', String(redis.port), 'flushall'])
       results.push([
         `POST ${path} on Redis`,
-        await measure(`POST ${path} on Redis`, cli('--store', redis.url), path),
+        await measure(
+          `POST ${path} on Redis`,
+          serverArgs('--store', redis.url),
+          path,
+        ),
       ])
     }
   } finally {

@@ -15,6 +15,7 @@ import { build } from 'vite'
 import { startRedisServer } from '../examples/shared-sandbox/redis.mjs'
 import { DEMO_KEY_ONE } from '../fixtures/demo-keys.ts'
 import { createSandbox } from '../src/index.ts'
+import { BENCH_LIMITS, serverArgs } from './_server-args.ts'
 
 // `--quick`: one short run of each, for a first look.
 const QUICK = process.argv.includes('--quick')
@@ -24,16 +25,6 @@ const DURATION = QUICK ? 3 : 5
 // warm-up (on one pinned core the optimising compiler competes with it).
 const WARMUP = QUICK ? 1 : Number(process.env.BENCH_WARMUP ?? 5)
 const CONNECTIONS = 32
-// The bench measures creates at full speed into one account, far past the
-// default limits (10,000 customers or tokens per account): raise them.
-const LIMITS = {
-  customersPerAccount: 100_000_000,
-  tokensPerAccount: 100_000_000,
-  records: 100_000_000,
-}
-const LIMITS_FLAG = Object.entries(LIMITS)
-  .map(([key, value]) => `${key}=${value}`)
-  .join(',')
 const root = new URL('../', import.meta.url)
 
 const median = (values: number[]): number => {
@@ -231,7 +222,7 @@ async function load(
 }
 
 async function benchServer(): Promise<void> {
-  const cli = ['dist/bin.js', '--port', '0', '--quiet', '--limits', LIMITS_FLAG]
+  const cli = serverArgs()
   const customer = { name: 'Ada Lovelace', email: 'ada@example.com' }
   const token = { scopes: ['customers:read'], expires_in: 3600 }
   const sets: Record<string, Load[]> = {
@@ -328,15 +319,6 @@ async function benchServer(): Promise<void> {
 async function benchDurable(): Promise<void> {
   const folder = await mkdtemp(join(tmpdir(), 'bench-durable-'))
   const customer = { name: 'Ada Lovelace', email: 'ada@example.com' }
-  const cli = (...extra: string[]) => [
-    'dist/bin.js',
-    '--port',
-    '0',
-    '--quiet',
-    '--limits',
-    LIMITS_FLAG,
-    ...extra,
-  ]
   // A fresh file each run: every run starts from the same state.
   let files = 0
   const dataFile = () => join(folder, `data-${files++}.json`)
@@ -344,9 +326,13 @@ async function benchDurable(): Promise<void> {
     const memory: Load[] = []
     const durable: Load[] = []
     for (let run = 0; run < RUNS; run++) {
-      memory.push(await load(cli(), '/v1/customers', customer))
+      memory.push(await load(serverArgs(), '/v1/customers', customer))
       durable.push(
-        await load(cli('--data-file', dataFile()), '/v1/customers', customer),
+        await load(
+          serverArgs('--data-file', dataFile()),
+          '/v1/customers',
+          customer,
+        ),
       )
     }
     const ratios = durable.map((l, run) => l.rps / memory[run]!.rps)
@@ -382,14 +368,14 @@ async function benchDurable(): Promise<void> {
     for (let run = 0; run < RUNS; run++) {
       small.push(
         await load(
-          cli('--customers', '500', '--data-file', dataFile()),
+          serverArgs('--customers', '500', '--data-file', dataFile()),
           '/v1/customers',
           customer,
         ),
       )
       large.push(
         await load(
-          cli('--customers', '50000', '--data-file', dataFile()),
+          serverArgs('--customers', '50000', '--data-file', dataFile()),
           '/v1/customers',
           customer,
         ),
@@ -479,15 +465,6 @@ async function benchRedis(): Promise<void> {
     return
   }
   const redis = await startBenchRedis()
-  const cli = (...extra: string[]) => [
-    'dist/bin.js',
-    '--port',
-    '0',
-    '--quiet',
-    '--limits',
-    LIMITS_FLAG,
-    ...extra,
-  ]
   const bodies = {
     '/v1/customers': { name: 'Ada Lovelace', email: 'ada@example.com' },
     '/v2/tokens': { scopes: ['customers:read'], expires_in: 3600 },
@@ -507,10 +484,10 @@ async function benchRedis(): Promise<void> {
             bodies['/v1/customers'],
           ),
         )
-        memory.push(await load(cli(), path, body))
+        memory.push(await load(serverArgs(), path, body))
         redis.cli('flushall')
         redis.cli('config', 'resetstat')
-        const figures = await load(cli('--store', redis.url), path, body)
+        const figures = await load(serverArgs('--store', redis.url), path, body)
         shared.push(figures)
         // Every command, the replica's start included, against every call
         // the load answered 201 (warm-up included).
@@ -575,7 +552,7 @@ async function benchRedis(): Promise<void> {
     // started on an empty Redis.
     const started = async (): Promise<{ ms: number; rssMb: number }> => {
       const begun = performance.now()
-      const { url, child } = await startServer(cli('--store', redis.url))
+      const { url, child } = await startServer(serverArgs('--store', redis.url))
       const ms = performance.now() - begun
       await fetch(`${url}/__sandbox/health`)
       const rssMb = await peakRss(child.pid!)
@@ -587,7 +564,7 @@ async function benchRedis(): Promise<void> {
     redis.cli('flushall')
     {
       const { child } = await startServer(
-        cli('--customers', '50000', '--store', redis.url),
+        serverArgs('--customers', '50000', '--store', redis.url),
       )
       child.kill('SIGKILL')
     }
@@ -648,7 +625,7 @@ async function benchInProcess(): Promise<void> {
       ),
     ),
   ]
-  const sandbox = createSandbox({ limits: LIMITS })
+  const sandbox = createSandbox({ limits: BENCH_LIMITS })
   await sandbox.ready
 
   const trivialGet = await perOp(
@@ -708,7 +685,10 @@ async function benchInProcess(): Promise<void> {
 // ---------- growth ----------
 
 async function sandboxWith(count: number) {
-  const sandbox = createSandbox({ customersPerAccount: 0, limits: LIMITS })
+  const sandbox = createSandbox({
+    customersPerAccount: 0,
+    limits: BENCH_LIMITS,
+  })
   await sandbox.ready
   const data = sandbox.dump()
   const account = data.accounts[0]!.id
@@ -793,7 +773,10 @@ async function benchGrowth(): Promise<void> {
   // requests in flight at once would measure their garbage, not the records.
   globalThis.gc?.()
   const before = process.memoryUsage().heapUsed
-  const sandbox = createSandbox({ customersPerAccount: 0, limits: LIMITS })
+  const sandbox = createSandbox({
+    customersPerAccount: 0,
+    limits: BENCH_LIMITS,
+  })
   await sandbox.ready
   const count = 100_000
   for (let batch = 0; batch < count; batch += 1000) {

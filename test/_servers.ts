@@ -368,6 +368,20 @@ export async function writeSession(folder: string): Promise<string> {
 }
 
 /**
+ * A replica's options on the Redis at `url`, in `namespace`, seeding no
+ * customers, with `store` options beside.
+ */
+const emptyReplica = (
+  url: string,
+  namespace: string,
+  store: { cacheRecords?: number } = {},
+): SandboxServerOptions => ({
+  seed: 1,
+  customersPerAccount: 0,
+  store: { url, namespace, ...store },
+})
+
+/**
  * A fresh Redis, a `start` of replicas on it that seed no customers, in one
  * `namespace`, and a client of that Redis (for the damage a test does by
  * hand); all stopped when the test finishes.
@@ -379,15 +393,51 @@ export async function writeSession(folder: string): Promise<string> {
  */
 export async function emptyFleet(namespace: string) {
   const redis = await startRedis()
-  const options = {
-    seed: 1,
-    customersPerAccount: 0,
-    store: { url: redis.url, namespace },
-  }
+  const options = emptyReplica(redis.url, namespace)
   const client = createClient({ url: redis.url }).on('error', () => {})
   onTestFinished(() => {
     if (client.isOpen) client.destroy()
   })
   await client.connect()
   return { redis, client, start: () => startServer(options) }
+}
+
+/**
+ * A fresh Redis on which each `fleet()` is a new fleet of replicas that
+ * seed no customers, in a namespace of its own (`<prefix>-0`,
+ * `<prefix>-1`, …), with `store` options beside (`cacheRecords`): for a race
+ * tried again on new fleets. A fleet's `start` starts one more replica, its
+ * `close` closes those it started; whatever is open when the test finishes
+ * is closed then.
+ *
+ * @example
+ * const { fleet } = await emptyFleets('beside-reset', { cacheRecords: 1 })
+ * for (let round = 0; round < 20; round++) {
+ *   const { start, close } = fleet()
+ *   const [a, b] = [await start(), await start()]
+ *   await close()
+ * }
+ * @see emptyFleet
+ */
+export async function emptyFleets(
+  prefix: string,
+  store: { cacheRecords?: number } = {},
+) {
+  const redis = await startRedis()
+  let fleets = 0
+  const fleet = () => {
+    const options = emptyReplica(redis.url, `${prefix}-${fleets++}`, store)
+    const replicas: SandboxServer[] = []
+    return {
+      async start(): Promise<SandboxServer> {
+        const replica = await startServer(options)
+        replicas.push(replica)
+        return replica
+      },
+      async close(): Promise<void> {
+        await Promise.all(replicas.map((replica) => replica.close()))
+      },
+    }
+  }
+  return { redis, fleet }
 }

@@ -1,8 +1,7 @@
 // Runs once: every server here names its own store.
 import { expect, it } from 'vitest'
 import { DEMO_KEY_ONE, DEMO_KEY_TWO } from '../../fixtures/demo-keys.ts'
-import { startRedis } from '../_redis.ts'
-import { startServer, postJson } from '../_servers.ts'
+import { emptyFleets, postJson } from '../_servers.ts'
 
 // A replica on Redis that keeps few accounts' records loads a request's
 // account when the request comes. An account's own control
@@ -14,21 +13,13 @@ import { startServer, postJson } from '../_servers.ts'
 // that a reset overtook is, and a retry is served.
 
 it('answers an account control that a reset overtook 503 with Retry-After, never 401 for a valid key', async () => {
-  const redis = await startRedis()
+  const { fleet } = await emptyFleets('beside-reset', { cacheRecords: 1 })
   const seen = new Set<string>()
   // The race is a few turns of the event loop wide: new fleets, each
   // sent the control, a reset on its replica and a write on another.
-  for (let fleet = 0; fleet < 20; fleet++) {
-    const options = {
-      seed: 1,
-      customersPerAccount: 0,
-      store: {
-        url: redis.url,
-        namespace: `beside-reset-${fleet}`,
-        cacheRecords: 1,
-      },
-    }
-    const [a, b] = [await startServer(options), await startServer(options)]
+  for (let round = 0; round < 20; round++) {
+    const { start, close } = fleet()
+    const [a, b] = [await start(), await start()]
     await fetch(`${a.url}/__sandbox/state`)
     const [answer, reset] = await Promise.all([
       fetch(`${b.url}/__sandbox/account/requests`, {
@@ -52,7 +43,7 @@ it('answers an account control that a reset overtook 503 with Retry-After, never
       headers: { authorization: `Bearer ${DEMO_KEY_TWO}` },
     })
     expect(retry.status).toBe(200)
-    await Promise.all([a.close(), b.close()])
+    await close()
   }
   expect(
     [...seen].filter((s) => s !== '200' && s !== '503 storage_unavailable'),

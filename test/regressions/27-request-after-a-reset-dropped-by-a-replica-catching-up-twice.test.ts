@@ -1,8 +1,7 @@
 // Runs once: every server here names its own store.
 import { expect, it } from 'vitest'
 import { DEMO_KEY_ONE } from '../../fixtures/demo-keys.ts'
-import { startRedis } from '../_redis.ts'
-import { startServer, postJson } from '../_servers.ts'
+import { emptyFleets, postJson } from '../_servers.ts'
 
 // A replica on Redis that keeps few accounts' records, behind two resets
 // another replica made, caught up when requests came: its read of the log
@@ -16,23 +15,11 @@ import { startServer, postJson } from '../_servers.ts'
 // replica.
 
 it('answers and journals every request a replica behind two resets gets once they are answered', async () => {
-  const redis = await startRedis()
+  const { fleet } = await emptyFleets('behind-resets', { cacheRecords: 1 })
   const missed: string[] = []
-  for (let fleet = 0; fleet < 8; fleet++) {
-    const options = {
-      seed: 1,
-      customersPerAccount: 0,
-      store: {
-        url: redis.url,
-        namespace: `behind-resets-${fleet}`,
-        cacheRecords: 1,
-      },
-    }
-    const [a, , c] = [
-      await startServer(options),
-      await startServer(options),
-      await startServer(options),
-    ]
+  for (let round = 0; round < 8; round++) {
+    const { start } = fleet()
+    const [a, , c] = [await start(), await start(), await start()]
     const { token } = (await (
       await postJson(
         a.url,

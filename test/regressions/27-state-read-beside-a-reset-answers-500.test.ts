@@ -1,8 +1,7 @@
 // Runs once: every server here names its own store.
 import { expect, it } from 'vitest'
 import { DEMO_KEY_ONE } from '../../fixtures/demo-keys.ts'
-import { startRedis } from '../_redis.ts'
-import { startServer, postJson } from '../_servers.ts'
+import { emptyFleets, postJson } from '../_servers.ts'
 
 // A read of the whole state waits for its store (a replica of a fleet
 // loads every account first) and its turn among large answers before it
@@ -12,23 +11,13 @@ import { startServer, postJson } from '../_servers.ts'
 // new data, and answers it.
 
 it('answers a state read sent beside a reset 200, never 500', async () => {
-  const redis = await startRedis()
+  const { fleet } = await emptyFleets('read-beside-reset', {
+    cacheRecords: 1,
+  })
   const statuses = new Set<number>()
-  for (let fleet = 0; fleet < 12; fleet++) {
-    const options = {
-      seed: 1,
-      customersPerAccount: 0,
-      store: {
-        url: redis.url,
-        namespace: `read-beside-reset-${fleet}`,
-        cacheRecords: 1,
-      },
-    }
-    const replicas = [
-      await startServer(options),
-      await startServer(options),
-      await startServer(options),
-    ]
+  for (let round = 0; round < 12; round++) {
+    const { start, close } = fleet()
+    const replicas = [await start(), await start(), await start()]
     const { url } = replicas[1]!
     await fetch(`${replicas[0]!.url}/__sandbox/state`)
     await postJson(
@@ -63,7 +52,7 @@ it('answers a state read sent beside a reset 200, never 500', async () => {
     ])
     statuses.add(state.status)
     await state.body?.cancel()
-    await Promise.all(replicas.map((replica) => replica.close()))
+    await close()
   }
   expect([...statuses]).toEqual([200])
 })
