@@ -18,6 +18,13 @@ import type { SandboxCore } from './sandbox.ts'
  * queued scenarios beside it.
  */
 export interface DurableState extends StoreSource {
+  /**
+   * Loads the data that the store itself wrote (a data file, what a page
+   * saved), as `sandbox.load()` does but taking the records as they are:
+   * a sandbox never refuses to start on its own file, even one filled
+   * under higher limits or edited through `sandbox.db`.
+   */
+  load(input: unknown): Promise<void>
   /** Settles once no seeding is under way, even one a reset started meanwhile. */
   settled(): Promise<void>
   /**
@@ -33,7 +40,7 @@ export interface DurableState extends StoreSource {
  * after a restart, and applies of another copy's writes.
  *
  * @example
- * const durable = createDurableState(ctx, sandbox, { adopt, loadStateWatch, savedScenarios, dumpWithoutRecords })
+ * const durable = createDurableState(ctx, sandbox, { adopt, loadOwn, loadStateWatch, savedScenarios, dumpWithoutRecords })
  * await durable.apply({ created: { customer } })
  */
 export function createDurableState(
@@ -41,12 +48,15 @@ export function createDurableState(
   sandbox: SandboxCore,
   {
     adopt,
+    loadOwn,
     loadStateWatch,
     savedScenarios,
     dumpWithoutRecords,
   }: {
     /** Takes a whole state another copy stored (`adopt` of the core). */
     adopt: (input: unknown) => Promise<void>
+    /** `load()` without the rules a user's data is held to (`loadOwn` of the core). */
+    loadOwn: (input: unknown) => Promise<void>
     loadStateWatch: () => Promise<typeof import('./state-watch.ts')>
     /** The scenario queues and the latency, as a durable store keeps them. */
     savedScenarios: () => SavedScenarios
@@ -68,6 +78,7 @@ export function createDurableState(
     }
   }
   const durable: DurableState = {
+    load: loadOwn,
     async replace(state) {
       await adopt(state)
       markTakenFromStore(ctx.db)

@@ -94,7 +94,9 @@ export interface JavaScriptApiWiring {
  * The JavaScript API of one sandbox (`SandboxCore`) over its context: reset,
  * dump and load, snapshots, the read views, minted keys, export. Beside it,
  * `adopt`: `load()` that keeps the journal and the queued scenarios, for data
- * another copy of the same sandbox saved (a browser tab's).
+ * another copy of the same sandbox saved (a browser tab's), and `loadOwn`:
+ * `load()` for data its own store wrote, taken without the rules a user's
+ * data is held to.
  *
  * @example
  * const { sandbox } = createJavaScriptApi(ctx, { seed: 1, fetch: router.fetch, replaceData })
@@ -106,6 +108,12 @@ export function createJavaScriptApi(
 ): {
   sandbox: SandboxCore
   adopt(input: unknown): Promise<void>
+  /**
+   * `load()` for data this sandbox's own store wrote (its data file, its
+   * localStorage): the records are taken as they are, past the limits or
+   * not, as a sandbox never refuses to start on its own file.
+   */
+  loadOwn(input: unknown): Promise<void>
   /**
    * `sandbox.export()` with its record lists empty, all else read now: an
    * answer that shares one copy of the records among its clients (they
@@ -194,15 +202,14 @@ export function createJavaScriptApi(
   }
 
   /**
-   * Replaces the data with saved data; `keepJournal` as in a restore,
-   * `fromStore` for a state another copy stored.
+   * Replaces the data with saved data, already parsed; `keepJournal` as in
+   * a restore, `fromStore` for a state another copy stored.
    */
   const loadData = async (
-    input: unknown,
+    data: SandboxData,
     keepJournal: boolean,
     fromStore = false,
   ): Promise<void> => {
-    const data = parseSandboxData(input)
     seed = data.seed
     await replaceData({
       fill: (db) => insertSavedData(db, data),
@@ -393,7 +400,13 @@ export function createJavaScriptApi(
         tokens: copy(db.tokens.all()),
       })
     },
-    load: (input) => wiring.stored(() => loadData(input, false)),
+    async load(input) {
+      // @note Data a user hands in is held to the rules of the API (no
+      // record without its account, none past a limit), and checked before
+      // anything is replaced or stored: refused, the sandbox keeps its data.
+      const data = parseSandboxData(input, options.limits)
+      return wiring.stored(() => loadData(data, false))
+    },
     async snapshot(name) {
       await ctx.ready
       checkSnapshotName(name)
@@ -429,7 +442,9 @@ export function createJavaScriptApi(
   return {
     sandbox,
     unstored,
-    adopt: (input) => loadData(input, true, true),
+    adopt: async (input) => loadData(parseSandboxData(input), true, true),
+    loadOwn: (input) =>
+      wiring.stored(async () => loadData(parseSandboxData(input), false)),
     exportWithoutRecords: () => {
       settledDb()
       return exportWith(dumpWith(NO_RECORDS))

@@ -27,9 +27,12 @@ export interface RateLimitOptions {
 /**
  * Caps on the sandbox's stores. A call that would pass one is refused with
  * `409 limit_reached` naming the limit and its option, and stores nothing
- * (the JavaScript API throws a `RangeError`). Seeded and loaded records count
- * towards them but are never refused; a seed that alone fills `records` or
- * an account's `customersPerAccount` throws when the sandbox is made.
+ * (the JavaScript API throws a `RangeError`). Seeded records, and those a
+ * data file or store already holds, count towards them but are never
+ * refused; a seed that alone fills `records` or an account's
+ * `customersPerAccount` throws when the sandbox is made, and data handed to
+ * `load()` or `from` past `records`, `customersPerAccount` or
+ * `tokensPerAccount` is refused with a `TypeError`.
  */
 export interface LimitsOptions {
   /** Customers one account may hold. */
@@ -243,7 +246,9 @@ export interface SandboxOptions {
   /**
    * Starts from a session that `sandbox.export()` (or `GET /__sandbox/export`)
    * returned: its options, data, clock, journal and id positions. Options
-   * passed beside it win over the session's.
+   * passed beside it win over the session's. A session that breaks a rule
+   * of the API under them (a record of no account, an account past
+   * `limits.customersPerAccount`, …) throws a `TypeError` naming the first.
    * @default undefined
    * @example createSandbox({ from: JSON.parse(await readFile('session.json', 'utf8')) })
    */

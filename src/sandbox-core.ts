@@ -204,13 +204,19 @@ export function createSandboxCore(
     )
   }
 
-  const { sandbox, adopt, exportWithoutRecords, dumpWithoutRecords, unstored } =
-    createJavaScriptApi(ctx, {
-      seed,
-      fetch: (request) => router.fetch(request),
-      replaceData,
-      stored: (change) => storeReplacement(ctx, change),
-    })
+  const {
+    sandbox,
+    adopt,
+    loadOwn,
+    exportWithoutRecords,
+    dumpWithoutRecords,
+    unstored,
+  } = createJavaScriptApi(ctx, {
+    seed,
+    fetch: (request) => router.fetch(request),
+    replaceData,
+    stored: (change) => storeReplacement(ctx, change),
+  })
   const router = createRouter(ctx, [
     ...operations.map((spec) => operationRoute(ctx, spec)),
     ...surfaceRoutes(ctx, sandbox, {
@@ -244,6 +250,7 @@ export function createSandboxCore(
       (durable ??= import('./durable-state.ts').then((module) =>
         module.createDurableState(ctx, sandbox, {
           adopt,
+          loadOwn,
           loadStateWatch,
           savedScenarios: () => savedScenarios(ctx),
           dumpWithoutRecords,

@@ -170,7 +170,10 @@ export interface SandboxCore {
   dump(): SandboxData
   /**
    * Replaces every record with `data` (from `dump()`); throws a `TypeError`
-   * naming the first problem when `data` is not in the format.
+   * naming the first problem when `data` is not in the format, or holds what
+   * no call of the API stores: a record of an account it does not hold, or
+   * more customers or tokens in an account, or records in all, than
+   * `limits` allows. Refused, the sandbox keeps the data it held.
    * @example await sandbox.load(JSON.parse(await readFile('sandbox.json', 'utf8')))
    */
   load(data: unknown): Promise<void>

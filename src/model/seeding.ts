@@ -18,6 +18,11 @@ import {
   type SandboxSession,
 } from './schemas.ts'
 import { isMaskedSecret } from './secrets.ts'
+import {
+  JS_NAMING,
+  type Explain,
+  type OptionNaming,
+} from '../option-messages.ts'
 
 /** How many records are created at once, seeded or put back. */
 export const INSERT_SLICE = 256
@@ -35,6 +40,14 @@ export interface SeedingOptions {
   nameLength: { min: number; max: number }
   emailMaxLength: number
   journalLimit: number
+  limits: RecordLimits
+}
+
+/** The limits that bound the records of saved data (`limits` of the options). */
+export interface RecordLimits {
+  customersPerAccount: number
+  tokensPerAccount: number
+  records: number
 }
 
 // How many customers a large seed inserts between two progress reports.
@@ -187,11 +200,16 @@ export function parseSession(input: unknown): SandboxSession {
 
 const JOURNAL_ENTRY = JournalEntrySchema.strict()
 
+/** What a message on a session that was edited ends with. */
+const EXPORTED_HINT =
+  ' Pass what sandbox.export() or GET /__sandbox/export returned.'
+
 /**
  * Refuses a session that breaks a rule the API enforces under `options` (the
  * session's own, with those passed beside it): a customer's name or email
- * longer than `nameLength.max` or `emailMaxLength`, a record of an account
- * the session does not hold, a journal longer than `journalLimit` or with an
+ * longer than `nameLength.max` or `emailMaxLength`, a record that
+ * `checkRecordRules` refuses (of an account the session does not hold, or
+ * past a limit), a journal longer than `journalLimit` or with an
  * entry that is not one the journal writes. Throws a
  * `TypeError` naming the JSON path of the first, as `parseSession` does:
  * such a file was edited or made by hand, and replaying it would serve what
@@ -204,12 +222,12 @@ export function checkSessionRules(
   session: SandboxSession,
   options: Pick<
     SeedingOptions,
-    'nameLength' | 'emailMaxLength' | 'journalLimit'
+    'nameLength' | 'emailMaxLength' | 'journalLimit' | 'limits'
   >,
 ): void {
   const refuse = (path: string, message: string): never => {
     throw new TypeError(
-      `Failed to create a sandbox from a session: ${path}: ${message}. Pass what sandbox.export() or GET /__sandbox/export returned.`,
+      `Failed to create a sandbox from a session: ${path}: ${message}.${EXPORTED_HINT}`,
     )
   }
   const { data, journal } = session
@@ -228,17 +246,13 @@ export function checkSessionRules(
       refuse(['journal', index, ...issue.path].join('.'), issue.message)
     }
   })
-  const accounts = new Set(data.accounts.map((account) => account.id))
-  for (const kind of ['api_keys', 'customers', 'tokens'] as const) {
-    data[kind].forEach((record, index) => {
-      if (!accounts.has(record.account_id)) {
-        refuse(
-          `data.${kind}.${index}.account_id`,
-          `${JSON.stringify(record.account_id.slice(0, 100))} is not the id of an account in data.accounts; every record belongs to one`,
-        )
-      }
-    })
-  }
+  checkRecordRules(data, options.limits, 'data.', (path, explain, limit) => {
+    // @note A limit passed is no edit: the remedy is said, and the CLI
+    // names the flag that raises it.
+    const line = (naming: OptionNaming): string =>
+      `Failed to create a sandbox from a session: ${path}: ${explain(naming)}.${limit ? '' : EXPORTED_HINT}`
+    throw Object.assign(new TypeError(line(JS_NAMING)), { explain: line })
+  })
   const { max } = options.nameLength
   data.customers.forEach((customer, index) => {
     // Counted as the API counts them: names in code points, emails in
@@ -263,14 +277,29 @@ export function checkSessionRules(
 
 /**
  * Reads saved data (from `dump()` or a data file) that `load()` puts in;
- * throws a `TypeError` naming the first problem, or the version it cannot read.
+ * throws a `TypeError` naming the first problem, or the version it cannot
+ * read. With `limits` (data a user hands in), also the first record that
+ * `checkRecordRules` refuses; without (data the sandbox's own store wrote),
+ * the records are taken as they are.
  *
  * @example
- * await sandbox.load(parseSandboxData(JSON.parse(text)))
+ * const data = parseSandboxData(JSON.parse(text), sandbox.options.limits)
  */
-export function parseSandboxData(input: unknown): SandboxData {
+export function parseSandboxData(
+  input: unknown,
+  limits?: RecordLimits,
+): SandboxData {
   const result = SandboxDataSchema.safeParse(input)
-  if (result.success) return result.data
+  if (result.success) {
+    if (limits) {
+      checkRecordRules(result.data, limits, '', (path, explain) => {
+        throw new TypeError(
+          `Failed to load sandbox data: ${path}: ${explain(JS_NAMING)}.`,
+        )
+      })
+    }
+    return result.data
+  }
   const format = (input as { format?: unknown } | null)?.format
   const version = (input as { version?: unknown } | null)?.version
   if (format === SANDBOX_DATA_FORMAT && version !== SANDBOX_DATA_VERSION) {
@@ -282,4 +311,96 @@ export function parseSandboxData(input: unknown): SandboxData {
   throw new TypeError(
     `Failed to load sandbox data: ${issue.path.join('.') || 'the document'}: ${issue.message}.`,
   )
+}
+
+/** What a record of saved data is called in a message, by its list. */
+const RECORD_NAMES = {
+  api_keys: 'API key',
+  customers: 'customer',
+  tokens: 'token',
+} as const
+
+/**
+ * Refuses saved data that no call of the API could have made under
+ * `limits`: an API key, customer or token of an account the data does not
+ * hold, more customers or tokens in an account than
+ * `limits.customersPerAccount` or `limits.tokensPerAccount`, more records in
+ * all than `limits.records`. Calls `refuse` with the JSON path (after
+ * `prefix`) of the first such record, in the order of the data, why (naming
+ * the limit as its reader names options), and whether a limit was passed.
+ * Held to the data a user hands in (`load()`, `from`); what the sandbox's
+ * own store wrote is loaded whatever it holds (a sandbox never refuses to
+ * start on its own file), and the CLI says at start which limits it passes.
+ *
+ * @example
+ * checkRecordRules(data, options.limits, '', (path, explain) => {
+ *   throw new TypeError(`${path}: ${explain(JS_NAMING)}.`)
+ * })
+ */
+function checkRecordRules(
+  data: Pick<SandboxData, 'accounts' | 'api_keys' | 'customers' | 'tokens'>,
+  limits: RecordLimits,
+  prefix: string,
+  refuse: (path: string, explain: Explain, limit: boolean) => never,
+): void {
+  const total =
+    data.accounts.length +
+    data.api_keys.length +
+    data.customers.length +
+    data.tokens.length
+  const quoted = (id: string): string => JSON.stringify(id.slice(0, 100))
+  const past =
+    (option: string, max: number): Explain =>
+    (naming) =>
+      `more than the limit allows (${naming.set(option, max)}), and no call of the API stores one past it`
+  let seen = 0
+  const count = (path: string): void => {
+    if (++seen <= limits.records) return
+    refuse(
+      path,
+      (naming) =>
+        `it is record ${seen} of ${total} (accounts, API keys, customers and tokens, counted in that order), ${past('limits.records', limits.records)(naming)}; remove some records, or raise the limit`,
+      true,
+    )
+  }
+  // @note One pass over the records (saved data may hold 100k or more):
+  // the accounts come first, so each later record finds its own, and each
+  // account's customers and tokens are counted as they come.
+  const accounts = new Set<string>()
+  data.accounts.forEach((account, index) => {
+    count(`${prefix}accounts.${index}`)
+    accounts.add(account.id)
+  })
+  // The limit of each list's records in one account: API keys have none.
+  const perAccount = {
+    api_keys: undefined,
+    customers: ['limits.customersPerAccount', limits.customersPerAccount],
+    tokens: ['limits.tokensPerAccount', limits.tokensPerAccount],
+  } as const
+  for (const kind of ['api_keys', 'customers', 'tokens'] as const) {
+    const limit = perAccount[kind]
+    const held = new Map<string, number>()
+    data[kind].forEach((record, index) => {
+      const path = `${prefix}${kind}.${index}`
+      count(path)
+      if (!accounts.has(record.account_id)) {
+        refuse(
+          `${path}.account_id`,
+          () =>
+            `${quoted(record.account_id)} is not the id of an account in ${prefix}accounts, so the ${RECORD_NAMES[kind]} ${quoted(record.id)} belongs to no account, which no call of the API stores`,
+          false,
+        )
+      }
+      if (limit === undefined) return
+      const n = (held.get(record.account_id) ?? 0) + 1
+      held.set(record.account_id, n)
+      if (n <= limit[1]) return
+      refuse(
+        path,
+        (naming) =>
+          `the account ${quoted(record.account_id)} holds ${n} ${kind} with ${quoted(record.id)}, ${past(limit[0], limit[1])(naming)}; remove some of them, or raise the limit`,
+        true,
+      )
+    })
+  }
 }

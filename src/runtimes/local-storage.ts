@@ -283,7 +283,8 @@ async function restore(
     const { data, added } = mine
       ? mergeRecords(saved.data, mine)
       : { data: saved.data, added: false }
-    await (adopt ? adopt(data) : sandbox.load(data))
+    // @note What this page (or another tab) saved: taken as it is.
+    await (adopt ? adopt(data) : durable.load(data))
     if (store && epoch !== undefined) store.epoch = epoch
     if (added) store!.save()
     // The answered Idempotency-Keys and the queued scenarios, when kept.

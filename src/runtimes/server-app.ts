@@ -197,7 +197,7 @@ export async function createServerApp(
     storeOption !== undefined
       ? await openUrlStore(storeOption, sandbox, await durable())
       : dataFile !== undefined
-        ? await openDataFile(dataFile, sandbox, await durable(), onFlush)
+        ? await openDataFile(dataFile, await durable(), onFlush)
         : undefined
   if (opened) attach(opened.store)
 
@@ -456,7 +456,6 @@ async function openUrlStore(
  */
 async function openDataFile(
   dataFile: string,
-  sandbox: SandboxCore,
   durable: DurableState,
   onFlush: ((info: FlushInfo) => void) | undefined,
 ): Promise<OpenedStore> {
@@ -468,7 +467,8 @@ async function openDataFile(
     const data = await readDataFile(file)
     if (data !== undefined) {
       try {
-        await sandbox.load(data)
+        // @note Its own file: taken as it is, past the limits or not.
+        await durable.load(data)
         durable.restore(data as Record<string, unknown>)
       } catch (error) {
         throw new DataFileError(
