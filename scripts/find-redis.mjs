@@ -6,7 +6,9 @@
 // so only the binary is wanted); otherwise it fails with one line saying what
 // to install.
 // `node scripts/find-redis.mjs` prints the path it settles on; `npm test`
-// runs it before anything else.
+// runs it before anything else. With `--valkey`, the same for Valkey alone
+// (VALKEY_SERVER, then `valkey-server`; Debian 12 has it in its backports),
+// for `npm run test:valkey`.
 import { accessSync, constants, readdirSync, readFileSync } from 'node:fs'
 import { delimiter, join } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -77,19 +79,23 @@ function isAlive(pid) {
   }
 }
 
-/** Debian's service writes its pid here (`pidfile` in /etc/redis/redis.conf). */
-const SERVICE_PIDFILE = '/run/redis/redis-server.pid'
+/** Debian's services write their pids here (`pidfile` in their conf). */
+const SERVICE_PIDFILES = [
+  '/run/redis/redis-server.pid',
+  '/run/valkey/valkey-server.pid',
+]
 
 /**
  * Whether `pid` is the system service: the pid in its pidfile, or a server on
  * its port, 6379, as its process title (`redis-server 127.0.0.1:6379`) says.
  */
 function isService(pid) {
-  try {
-    if (Number(readFileSync(SERVICE_PIDFILE, 'utf8').trim()) === pid)
-      return true
-  } catch {
-    // @note No pidfile: the title decides.
+  for (const pidfile of SERVICE_PIDFILES) {
+    try {
+      if (Number(readFileSync(pidfile, 'utf8').trim()) === pid) return true
+    } catch {
+      // @note No pidfile: the title decides.
+    }
   }
   try {
     return /:6379\b/.test(readFileSync(`/proc/${pid}/cmdline`, 'utf8'))
@@ -131,9 +137,9 @@ async function stopNewService(before, log) {
   }
 }
 
-/** The first server found on `PATH` or where Debian puts it. */
-function findInstalled(path) {
-  for (const name of REDIS_SERVER_NAMES) {
+/** The first server of `names` found on `PATH` or where Debian puts it. */
+function findInstalled(path, names = REDIS_SERVER_NAMES) {
+  for (const name of names) {
     const found = onPath(name, path)
     if (found) return found
     const system = SYSTEM_REDIS_SERVER.find((p) => p.endsWith(`/${name}`))
@@ -144,45 +150,56 @@ function findInstalled(path) {
 
 /**
  * The path of a `redis-server` (or `valkey-server`) to run; installs Debian's
- * package when `install` is true and none is found.
+ * package when `install` is true and none is found. With `valkey`, of a
+ * `valkey-server` alone (`VALKEY_SERVER`), installed from the release's
+ * backports where its main suite has none (Debian 12).
  *
  * @example
  * const binary = await findRedisServer({ install: false })
+ * const valkey = await findRedisServer({ valkey: true })
  * @see findChromium in ./find-chromium.mjs, the same for the browser tests
  */
 export async function findRedisServer({
   env = process.env,
   install = canAptInstall(),
   log = (message) => process.stderr.write(`${message}\n`),
+  valkey = false,
 } = {}) {
-  const given = env.REDIS_SERVER
+  const [variable, name] = valkey
+    ? ['VALKEY_SERVER', 'valkey-server']
+    : ['REDIS_SERVER', 'redis-server']
+  const given = env[variable]
   if (given) {
     if (isExecutable(given)) return given
     throw new Error(
-      `REDIS_SERVER is ${given}, and there is no program there that can be run.`,
+      `${variable} is ${given}, and there is no program there that can be run.`,
     )
   }
-  const found = findInstalled(env.PATH)
+  const names = valkey ? [name] : REDIS_SERVER_NAMES
+  const found = findInstalled(env.PATH, names)
   if (found) return found
   if (install) {
-    log("No redis-server found: installing Debian's redis-server with apt-get.")
+    log(`No ${name} found: installing Debian's ${name} with apt-get.`)
     const before = serverPids()
     try {
-      aptInstall('redis-server')
+      aptInstall(name, { backports: valkey })
     } finally {
       await stopNewService(before, log)
     }
-    const installed = findInstalled(env.PATH)
+    const installed = findInstalled(env.PATH, names)
     if (installed) return installed
   }
   throw new Error(
-    'No redis-server found for the Redis tests: install one (Debian, as root: apt-get install -y redis-server) or set REDIS_SERVER to a redis-server or valkey-server binary.',
+    valkey
+      ? 'No valkey-server found for the Valkey run of the Redis tests: install one (Debian 13, as root: apt-get install -y valkey-server; Debian 12: from bookworm-backports) or set VALKEY_SERVER to a valkey-server binary.'
+      : 'No redis-server found for the Redis tests: install one (Debian, as root: apt-get install -y redis-server) or set REDIS_SERVER to a redis-server or valkey-server binary.',
   )
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   try {
-    process.stdout.write(`${await findRedisServer()}\n`)
+    const valkey = process.argv.includes('--valkey')
+    process.stdout.write(`${await findRedisServer({ valkey })}\n`)
   } catch (error) {
     process.stderr.write(`find-redis: ${error.message}\n`)
     process.exitCode = 1
