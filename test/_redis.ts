@@ -166,8 +166,9 @@ export interface StartedRedisCluster {
   nodes: StartedRedis[]
   /**
    * Moves the slot that `key` hashes to from the node that holds it to
-   * another, keys and all, as a resharding does; resolves to the two nodes'
-   * ports once every node agrees.
+   * the next one, keys and all, as a resharding does; resolves to the two
+   * nodes' ports once every node agrees. One move at a time: two at once
+   * on one slot would both start from the same node.
    */
   moveSlotOf(key: string): Promise<{ from: number; to: number }>
 }
@@ -255,7 +256,15 @@ export async function startRedisCluster(
       const slot = Number(
         await clients[0]!.sendCommand(['CLUSTER', 'KEYSLOT', key]),
       )
-      const from = Math.min(Math.floor(slot / per), count - 1)
+      // @note The node that holds it now, which an earlier move may have
+      // changed: the table of the first node, which took part in every move.
+      const lines = String(
+        await clients[0]!.sendCommand(['CLUSTER', 'NODES']),
+      ).split('\n')
+      const from = ids.findIndex((id) =>
+        lines.some((line) => holds(line, id, slot)),
+      )
+      if (from === -1) throw new Error(`No node holds the slot ${slot}.`)
       const to = (from + 1) % count
       const [source, target] = [clients[from]!, clients[to]!]
       await target.clusterSetSlot(slot, 'IMPORTING', ids[from]!)
@@ -277,18 +286,22 @@ export async function startRedisCluster(
       for (const client of clients)
         await client.clusterSetSlot(slot, 'NODE', ids[to]!)
       await agreed((table) =>
-        table.split('\n').some(
-          (line) =>
-            line.startsWith(ids[to]!) &&
-            line
-              .split(' ')
-              .slice(8)
-              .some((range) => covers(range, slot)),
-        ),
+        table.split('\n').some((line) => holds(line, ids[to]!, slot)),
       )
       return { from: nodes[from]!.port, to: nodes[to]!.port }
     },
   }
+}
+
+/** Whether a line of `CLUSTER NODES` says that the node `id` holds `slot`. */
+function holds(line: string, id: string, slot: number): boolean {
+  return (
+    line.startsWith(id) &&
+    line
+      .split(' ')
+      .slice(8)
+      .some((range) => covers(range, slot))
+  )
 }
 
 /** Whether a slot range of `CLUSTER NODES` (`5461-10922`, `4748`) holds `slot`. */
