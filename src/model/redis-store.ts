@@ -873,6 +873,10 @@ export async function openRedisStore(
         nextRead = undefined
         const from = seen
         const reading = read(from, seenMark)
+        // @note Awaited once what is being applied is done: refused before
+        // then (TRYAGAIN while a resharding moves the slot, Redis gone), it
+        // had no handler, and Node ends the process on such a rejection.
+        reading.catch(() => {})
         const done = applying
           .then(async () => {
             let at = from
