@@ -1883,6 +1883,9 @@ export async function openRedisStore(
         }).catch((error: Error) => {
           // A reset made in this copy and not in Redis: put back what it holds.
           lost = true
+          // Said in Redis's word (TRYAGAIN while the slot moves).
+          if (error instanceof ErrorReply)
+            Object.assign(error, { code: replyCode(error) })
           throw error
         }),
     }
