@@ -1643,8 +1643,11 @@ export async function openRedisStore(
         },
         (error: Error) => {
           // @note A change this copy keeps though it was not stored would
-          // differ from the fleet's: the next sync puts back what Redis holds.
-          if (ready.some((p) => p.kept)) lost = true
+          // differ from the fleet's: the next sync puts back what Redis
+          // holds. One with an undo (an admin change) is taken back by the
+          // refusal, and catching up is enough: putting back the whole
+          // state dropped every request this replica was answering.
+          if (ready.some((p) => p.kept && p.undo === undefined)) lost = true
           // Sent, and the connection closed before the answer came: Redis
           // may hold it. The answer says so, and this copy takes what Redis
           // holds before it decides again.
