@@ -166,10 +166,12 @@ export const ACCOUNT_ROUTES: readonly SurfaceRoute<{
     },
     async (account, call, ctx) => {
       const limit = readLimit(call.url)
-      const shared = ctx.storage?.journal
+      const store = ctx.storage
       return json(200, {
-        requests: shared
-          ? await shared.list({ ...limit, accountId: account.id })
+        requests: store?.journal
+          ? await (
+              await import('../src/request/fleet-journal.ts')
+            ).listFleetJournal(store, { ...limit, accountId: account.id })
           : account.journal.list(limit),
       })
     },
@@ -180,7 +182,11 @@ export const ACCOUNT_ROUTES: readonly SurfaceRoute<{
     { operationId: 'clearAccountRequests', answers: { 204: {} } },
     async (account, _, ctx) => {
       account.journal.clear()
-      await ctx.storage?.journal?.clear(account.id)
+      const store = ctx.storage
+      if (store?.journal)
+        await (
+          await import('../src/request/fleet-journal.ts')
+        ).clearFleetJournal(store, account.id)
       return new Response(null, { status: 204 })
     },
   ),

@@ -597,9 +597,13 @@ export const SANDBOX_ROUTES: readonly SurfaceRoute<SurfaceEnv>[] = [
     },
     async (call, { ctx, paced, streamJson, journalNow }) => {
       const limit = readLimit(call.url)
-      const shared = ctx.storage?.journal
+      const store = ctx.storage
       // A fleet's journal is read from its store, bounded by journalLimit.
-      if (shared) return json(200, { requests: await shared.list(limit) })
+      if (store?.journal) {
+        const { listFleetJournal } =
+          await import('../src/request/fleet-journal.ts')
+        return json(200, { requests: await listFleetJournal(store, limit) })
+      }
       return paced(call, () =>
         streamJson(200, { requests: journalNow(limit.limit) }),
       )
@@ -611,7 +615,11 @@ export const SANDBOX_ROUTES: readonly SurfaceRoute<SurfaceEnv>[] = [
     { operationId: 'clearRequests', answers: noContent },
     async (_, { ctx, sandbox }) => {
       sandbox.journal.clear()
-      await ctx.storage?.journal?.clear()
+      const store = ctx.storage
+      if (store?.journal)
+        await (
+          await import('../src/request/fleet-journal.ts')
+        ).clearFleetJournal(store)
       return new Response(null, { status: 204 })
     },
   ),

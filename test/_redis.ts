@@ -166,10 +166,21 @@ export interface StartedRedisCluster {
   nodes: StartedRedis[]
   /**
    * Moves the slot that `key` hashes to from the node that holds it to
-   * another, keys and all, as a resharding does; resolves to the two nodes'
-   * ports once every node agrees.
+   * the next one, keys and all, as a resharding does; resolves to the two
+   * nodes' ports once every node agrees. One move at a time: two at once
+   * on one slot would both start from the same node.
    */
   moveSlotOf(key: string): Promise<{ from: number; to: number }>
+  /**
+   * Starts to move the slot of `key` as `moveSlotOf` does, and stops once
+   * `keys` alone are on the next node: the slot stays half moved (a
+   * command on keys of both nodes answers TRYAGAIN) until `finish()` moves
+   * the rest.
+   */
+  startMovingSlotOf(
+    key: string,
+    keys: string[],
+  ): Promise<{ finish(): Promise<{ from: number; to: number }> }>
 }
 
 /**
@@ -249,46 +260,67 @@ export async function startRedisCluster(
     throw new Error('The Redis Cluster did not agree within 30 s.')
   }
   await agreed((table) => table.trim().split('\n').length === count)
+  const startMoving = async (key: string, first: string[]) => {
+    const slot = Number(
+      await clients[0]!.sendCommand(['CLUSTER', 'KEYSLOT', key]),
+    )
+    // @note The node that holds it now, which an earlier move may have
+    // changed: the table of the first node, which took part in every move.
+    const lines = String(
+      await clients[0]!.sendCommand(['CLUSTER', 'NODES']),
+    ).split('\n')
+    const from = ids.findIndex((id) =>
+      lines.some((line) => holds(line, id, slot)),
+    )
+    if (from === -1) throw new Error(`No node holds the slot ${slot}.`)
+    const to = (from + 1) % count
+    const [source, target] = [clients[from]!, clients[to]!]
+    const migrate = (keys: string[]) =>
+      source.sendCommand([
+        'MIGRATE',
+        '127.0.0.1',
+        String(nodes[to]!.port),
+        '',
+        '0',
+        '5000',
+        'KEYS',
+        ...keys,
+      ])
+    await target.clusterSetSlot(slot, 'IMPORTING', ids[from]!)
+    await source.clusterSetSlot(slot, 'MIGRATING', ids[to]!)
+    if (first.length > 0) await migrate(first)
+    return {
+      async finish() {
+        for (;;) {
+          const keys = await source.clusterGetKeysInSlot(slot, 1000)
+          if (keys.length === 0) break
+          await migrate(keys)
+        }
+        for (const client of clients)
+          await client.clusterSetSlot(slot, 'NODE', ids[to]!)
+        await agreed((table) =>
+          table.split('\n').some((line) => holds(line, ids[to]!, slot)),
+        )
+        return { from: nodes[from]!.port, to: nodes[to]!.port }
+      },
+    }
+  }
   return {
     nodes,
-    async moveSlotOf(key) {
-      const slot = Number(
-        await clients[0]!.sendCommand(['CLUSTER', 'KEYSLOT', key]),
-      )
-      const from = Math.min(Math.floor(slot / per), count - 1)
-      const to = (from + 1) % count
-      const [source, target] = [clients[from]!, clients[to]!]
-      await target.clusterSetSlot(slot, 'IMPORTING', ids[from]!)
-      await source.clusterSetSlot(slot, 'MIGRATING', ids[to]!)
-      for (;;) {
-        const keys = await source.clusterGetKeysInSlot(slot, 1000)
-        if (keys.length === 0) break
-        await source.sendCommand([
-          'MIGRATE',
-          '127.0.0.1',
-          String(nodes[to]!.port),
-          '',
-          '0',
-          '5000',
-          'KEYS',
-          ...keys,
-        ])
-      }
-      for (const client of clients)
-        await client.clusterSetSlot(slot, 'NODE', ids[to]!)
-      await agreed((table) =>
-        table.split('\n').some(
-          (line) =>
-            line.startsWith(ids[to]!) &&
-            line
-              .split(' ')
-              .slice(8)
-              .some((range) => covers(range, slot)),
-        ),
-      )
-      return { from: nodes[from]!.port, to: nodes[to]!.port }
-    },
+    moveSlotOf: async (key) => (await startMoving(key, [])).finish(),
+    startMovingSlotOf: startMoving,
   }
+}
+
+/** Whether a line of `CLUSTER NODES` says that the node `id` holds `slot`. */
+function holds(line: string, id: string, slot: number): boolean {
+  return (
+    line.startsWith(id) &&
+    line
+      .split(' ')
+      .slice(8)
+      .some((range) => covers(range, slot))
+  )
 }
 
 /** Whether a slot range of `CLUSTER NODES` (`5461-10922`, `4748`) holds `slot`. */

@@ -669,6 +669,10 @@ export async function openRedisStore(
         nextRead = undefined
         const from = seen
         const reading = read(from, seenMark)
+        // @note Awaited once what is being applied is done: refused before
+        // then (TRYAGAIN while a resharding moves the slot, Redis gone), it
+        // had no handler, and Node ends the process on such a rejection.
+        reading.catch(() => {})
         const done = applying
           .then(async () => {
             let at = from
@@ -1435,8 +1439,11 @@ export async function openRedisStore(
         },
         (error: Error) => {
           // @note A change this copy keeps though it was not stored would
-          // differ from the fleet's: the next sync puts back what Redis holds.
-          if (ready.some((p) => p.kept)) lost = true
+          // differ from the fleet's: the next sync puts back what Redis
+          // holds. One with an undo (an admin change) is taken back by the
+          // refusal, and catching up is enough: putting back the whole
+          // state dropped every request this replica was answering.
+          if (ready.some((p) => p.kept && p.undo === undefined)) lost = true
           // Sent, and the connection closed before the answer came: Redis
           // may hold it. The answer says so, and this copy takes what Redis
           // holds before it decides again.
@@ -1675,6 +1682,9 @@ export async function openRedisStore(
         }).catch((error: Error) => {
           // A reset made in this copy and not in Redis: put back what it holds.
           lost = true
+          // Said in Redis's word (TRYAGAIN while the slot moves).
+          if (error instanceof ErrorReply)
+            Object.assign(error, { code: replyCode(error) })
           throw error
         }),
     }
