@@ -296,8 +296,11 @@ export async function startRedisCluster(
           if (keys.length === 0) break
           await migrate(keys)
         }
-        for (const client of clients)
-          await client.clusterSetSlot(slot, 'NODE', ids[to]!)
+        // @note The new owner first, then the old, then the others, as
+        // Redis's resharding does: the old owner's redirections then point
+        // to a node that knows it owns the slot, and its higher epoch wins.
+        for (const at of new Set([to, from, ...clients.keys()]))
+          await clients[at]!.clusterSetSlot(slot, 'NODE', ids[to]!)
         await agreed((table) =>
           table.split('\n').some((line) => holds(line, ids[to]!, slot)),
         )
