@@ -313,13 +313,6 @@ export function parseSandboxData(
   )
 }
 
-/** What a record of saved data is called in a message, by its list. */
-const RECORD_NAMES = {
-  api_keys: 'API key',
-  customers: 'customer',
-  tokens: 'token',
-} as const
-
 /**
  * Refuses saved data that no call of the API could have made under
  * `limits`: an API key, customer or token of an account the data does not
@@ -343,64 +336,42 @@ function checkRecordRules(
   prefix: string,
   refuse: (path: string, explain: Explain, limit: boolean) => never,
 ): void {
-  const total =
-    data.accounts.length +
-    data.api_keys.length +
-    data.customers.length +
-    data.tokens.length
+  // @note Kept small: it is in every page that loads the sandbox.
   const quoted = (id: string): string => JSON.stringify(id.slice(0, 100))
-  const past =
-    (option: string, max: number): Explain =>
-    (naming) =>
-      `more than the limit allows (${naming.set(option, max)}), and no call of the API stores one past it`
-  let seen = 0
-  const count = (path: string): void => {
-    if (++seen <= limits.records) return
+  const over = (
+    path: string,
+    who: string,
+    what: string,
+    option: keyof RecordLimits,
+  ): never =>
     refuse(
       path,
       (naming) =>
-        `it is record ${seen} of ${total} (accounts, API keys, customers and tokens, counted in that order), ${past('limits.records', limits.records)(naming)}; remove some records, or raise the limit`,
+        `${who} holds more ${what} than ${naming.set(`limits.${option}`, limits[option])} allows`,
       true,
     )
-  }
-  // @note One pass over the records (saved data may hold 100k or more):
-  // the accounts come first, so each later record finds its own, and each
-  // account's customers and tokens are counted as they come.
-  const accounts = new Set<string>()
-  data.accounts.forEach((account, index) => {
-    count(`${prefix}accounts.${index}`)
-    accounts.add(account.id)
-  })
-  // The limit of each list's records in one account: API keys have none.
-  const perAccount = {
-    api_keys: undefined,
-    customers: ['limits.customersPerAccount', limits.customersPerAccount],
-    tokens: ['limits.tokensPerAccount', limits.tokensPerAccount],
-  } as const
+  const accounts = new Set(data.accounts.map((account) => account.id))
+  // One pass (saved data may hold 100k records or more), the accounts first.
+  let seen = accounts.size
+  if (seen > limits.records)
+    over(`${prefix}accounts`, 'the data', 'records', 'records')
   for (const kind of ['api_keys', 'customers', 'tokens'] as const) {
-    const limit = perAccount[kind]
     const held = new Map<string, number>()
-    data[kind].forEach((record, index) => {
+    data[kind].forEach(({ account_id: id }, index) => {
       const path = `${prefix}${kind}.${index}`
-      count(path)
-      if (!accounts.has(record.account_id)) {
+      if (!accounts.has(id))
         refuse(
           `${path}.account_id`,
           () =>
-            `${quoted(record.account_id)} is not the id of an account in ${prefix}accounts, so the ${RECORD_NAMES[kind]} ${quoted(record.id)} belongs to no account, which no call of the API stores`,
+            `${quoted(id)} is not the id of an account in ${prefix}accounts; every record belongs to one`,
           false,
         )
-      }
-      if (limit === undefined) return
-      const n = (held.get(record.account_id) ?? 0) + 1
-      held.set(record.account_id, n)
-      if (n <= limit[1]) return
-      refuse(
-        path,
-        (naming) =>
-          `the account ${quoted(record.account_id)} holds ${n} ${kind} with ${quoted(record.id)}, ${past(limit[0], limit[1])(naming)}; remove some of them, or raise the limit`,
-        true,
-      )
+      if (++seen > limits.records) over(path, 'the data', 'records', 'records')
+      if (kind === 'api_keys') return
+      const option = `${kind}PerAccount` as const
+      const n = (held.get(id) ?? 0) + 1
+      held.set(id, n)
+      if (n > limits[option]) over(path, quoted(id), kind, option)
     })
   }
 }
