@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs'
+import { availableParallelism } from 'node:os'
 import { defineConfig, type ViteUserConfig } from 'vitest/config'
 import { RUNS_ONCE } from './test/_runs-once.ts'
 import { findRedisServer } from './scripts/find-redis.mjs'
@@ -28,6 +29,11 @@ export default defineConfig(async ({ mode }): Promise<ViteUserConfig> => {
   return {
     test: {
       globalSetup: ['test/_global-setup.ts'],
+      // @note One worker more than the cores, not Vitest's one fewer: most
+      // files wait on processes they start (the CLI, Redis, Chromium), and
+      // on 2 cores Vitest's default ran one file at a time with a core idle
+      // (the regression files: 404 s with one worker, 238 s with three).
+      maxWorkers: availableParallelism() + 1,
       // `npm run fuzz` (`--mode fuzz`): the property tests at scale, on any shell.
       env:
         mode === 'fuzz' ? { FUZZ_RUNS: process.env.FUZZ_RUNS ?? '12500' } : {},
