@@ -1669,17 +1669,22 @@ export async function openRedisStore(
           return entries
         }),
       clear: (accountId) =>
-        bounded(async () => {
-          await write()
-          if (accountId === undefined) {
-            await redis.del([key, marks])
-            return
-          }
-          // The account's view ends at the newest entry of the journal so far.
-          const [newest] = await redis.lRange(key, -1, -1)
-          const request_id = newest && journalEntry(newest)?.request_id
-          if (request_id) await redis.hSet(marks, accountId, request_id)
-        }).catch((error: Error) => {
+        bounded(
+          async () => {
+            await write()
+            if (accountId === undefined) {
+              await redis.del([key, marks])
+              return
+            }
+            // The account's view ends at the newest entry of the journal so far.
+            const [newest] = await redis.lRange(key, -1, -1)
+            const request_id = newest && journalEntry(newest)?.request_id
+            if (request_id) await redis.hSet(marks, accountId, request_id)
+          },
+          // @note A write: one sent and not answered may have been run, and
+          // the 503 says to read it back, not that nothing changed.
+          { writes: true },
+        ).catch((error: Error) => {
           // A reset made in this copy and not in Redis: put back what it holds.
           lost = true
           // Said in Redis's word (TRYAGAIN while the slot moves).
