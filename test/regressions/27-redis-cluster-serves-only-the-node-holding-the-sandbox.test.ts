@@ -19,6 +19,20 @@ import {
 // Redis asks to try again (TRYAGAIN) answers 503 with Retry-After and
 // stores nothing.
 
+/** One replica of the sandbox `namespace` on each node, none seeded with customers. */
+async function replicasOn(nodes: { url: string }[], namespace: string) {
+  const replicas = []
+  for (const node of nodes)
+    replicas.push(
+      await startServer({
+        seed: 1,
+        customersPerAccount: 0,
+        store: { url: node.url, namespace },
+      }),
+    )
+  return replicas
+}
+
 const keyed = (url: string, name: string) =>
   postCustomer(
     url,
@@ -28,15 +42,7 @@ const keyed = (url: string, name: string) =>
 
 it('serves one sandbox from replicas pointed at different nodes of a Redis Cluster, with keyed retries replayed across them', async () => {
   const { nodes } = await startRedisCluster(3)
-  const replicas = []
-  for (const node of nodes)
-    replicas.push(
-      await startServer({
-        seed: 1,
-        customersPerAccount: 0,
-        store: { url: node.url, namespace: 'team-a' },
-      }),
-    )
+  const replicas = await replicasOn(nodes, 'team-a')
   const ids: Record<string, string> = {}
   for (const [at, replica] of replicas.entries()) {
     const response = await keyed(replica.url, `Node${at}`)
@@ -57,15 +63,7 @@ it('serves one sandbox from replicas pointed at different nodes of a Redis Clust
 
 it('keeps serving, with every 201 kept, while a resharding moves the sandbox to another node', async () => {
   const cluster = await startRedisCluster(3)
-  const replicas = []
-  for (const node of cluster.nodes)
-    replicas.push(
-      await startServer({
-        seed: 1,
-        customersPerAccount: 0,
-        store: { url: node.url, namespace: 'moving' },
-      }),
-    )
+  const replicas = await replicasOn(cluster.nodes, 'moving')
   const acknowledged: string[] = []
   const statuses = new Set<number>()
   let n = 0
