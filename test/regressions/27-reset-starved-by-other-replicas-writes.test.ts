@@ -61,13 +61,19 @@ async function storm(restoring: boolean, ownWriters = 1) {
       writer(replica.url),
     ),
   )
-  await new Promise((done) => setTimeout(done, 300))
+  // @note Until writes were stored on each side of the reset, not for a
+  // fixed time: on a busy machine none had been within 300 ms.
+  const until = async (met: () => boolean) => {
+    await new Promise((done) => setTimeout(done, 300))
+    while (!met()) await new Promise((done) => setTimeout(done, 20))
+  }
+  await until(() => stored.length > 0)
   resetSent = true
   const reset = await (restoring
     ? admin('snapshots/restore', { name: 'empty' })
     : admin('reset', {}))
   resetAnswered = true
-  await new Promise((done) => setTimeout(done, 300))
+  await until(() => stored.some((s) => s.after))
   stop.abort()
   await Promise.all(writers)
 
