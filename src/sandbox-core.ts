@@ -274,7 +274,7 @@ async function forgetFleetCounts(
 ): Promise<void> {
   // @note A store that fails here is a 503 like a failed write, not a bug.
   try {
-    if (!keepJournal) await store.journal?.clear()
+    if (!keepJournal) await store.journal?.clear(undefined, { reset: true })
     await store.forgetHits?.()
   } catch (error) {
     throw await storageProblem(error as Error, store)

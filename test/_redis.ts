@@ -241,6 +241,8 @@ export async function startRedisCluster(
   // @note Up to 30 s: on a loaded machine (the whole suite at once, on 2
   // cores) the nodes took more than 10 s to agree after a slot moved.
   const agreed = async (check: (nodes: string) => boolean) => {
+    // What each node said last: the error shows who disagreed, and how.
+    let said: string[] = []
     for (const until = Date.now() + 30_000; Date.now() < until;) {
       const views = await Promise.all(
         clients.map(async (client) => ({
@@ -255,9 +257,15 @@ export async function startRedisCluster(
         )
       )
         return
+      said = views.map(
+        ({ info, nodes: table }, at) =>
+          `node ${nodes[at]!.port} (${/cluster_state:\w+/.exec(info)?.[0]}, ${/cluster_current_epoch:\d+/.exec(info)?.[0]}):\n${String(table).trim()}`,
+      )
       await new Promise((done) => setTimeout(done, 50))
     }
-    throw new Error('The Redis Cluster did not agree within 30 s.')
+    throw new Error(
+      `The Redis Cluster did not agree within 30 s. Each node said:\n${said.join('\n')}`,
+    )
   }
   await agreed((table) => table.trim().split('\n').length === count)
   const startMoving = async (key: string, first: string[]) => {

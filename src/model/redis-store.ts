@@ -1668,7 +1668,7 @@ export async function openRedisStore(
           }
           return entries
         }),
-      clear: (accountId) =>
+      clear: (accountId, { reset = false } = {}) =>
         bounded(
           async () => {
             await write()
@@ -1685,8 +1685,11 @@ export async function openRedisStore(
           // the 503 says to read it back, not that nothing changed.
           { writes: true },
         ).catch((error: Error) => {
-          // A reset made in this copy and not in Redis: put back what it holds.
-          lost = true
+          // @note A reset made in this copy and not in Redis: put back what
+          // it holds. A clear alone changed nothing here, and putting back
+          // the whole state answered every request this replica was
+          // answering 503, blaming a reset nobody made.
+          if (reset) lost = true
           // Said in Redis's word (TRYAGAIN while the slot moves).
           if (error instanceof ErrorReply)
             Object.assign(error, { code: replyCode(error) })

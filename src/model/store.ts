@@ -296,8 +296,12 @@ export interface SharedJournal {
   append(entry: JournalEntry): void
   /** The newest entries first: all, or one account's since its view was cleared. */
   list(options: { limit?: number; accountId?: string }): Promise<JournalEntry[]>
-  /** Empties the journal, or hides the entries so far from one account's view. */
-  clear(accountId?: string): Promise<void>
+  /**
+   * Empties the journal, or hides the entries so far from one account's
+   * view; `reset` when a reset of this copy's data comes with it, which the
+   * copy takes back (putting back what the store holds) if the clear fails.
+   */
+  clear(accountId?: string, options?: { reset?: boolean }): Promise<void>
 }
 
 /** What a snapshot's list shows of it. */
