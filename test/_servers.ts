@@ -441,3 +441,67 @@ export async function emptyFleets(
   }
   return { redis, fleet }
 }
+
+/**
+ * A replica of the sandbox `namespace`, seeding no customers, on the first
+ * node of `cluster`, after two resets: they leave every key of its log in
+ * place, so that the read by which it catches up is served while the
+ * sandbox's slot is half moved (`startMovingSlotOf`).
+ *
+ * @example
+ * const cluster = await startRedisCluster(3)
+ * const replica = await replicaOnCluster(cluster, 'moving')
+ * const moving = await cluster.startMovingSlotOf('{moving}', ['{moving}:journal'])
+ */
+export async function replicaOnCluster(
+  cluster: { nodes: { url: string }[] },
+  namespace: string,
+): Promise<SandboxServer> {
+  const replica = await startServer(
+    emptyReplica(cluster.nodes[0]!.url, namespace),
+  )
+  for (const seed of [2, 3])
+    expect(
+      (await postJson(replica.url, '/__sandbox/reset', { seed })).status,
+    ).toBe(200)
+  return replica
+}
+
+/**
+ * Stores one customer on the replica at `url`, then sends a create that
+ * waits a second before it is decided, and resolves 100 ms later, while it
+ * waits; `answered()` expects that create answered 201 and in the journal.
+ *
+ * @example
+ * const create = await createInFlight(replica.url)
+ * // … an admin change beside it, refused …
+ * await create.answered()
+ */
+export async function createInFlight(
+  url: string,
+): Promise<{ answered(): Promise<void> }> {
+  expect(
+    (await postCustomer(url, { name: 'Ada', email: 'a@example.com' })).status,
+  ).toBe(201)
+  expect(
+    (await postJson(url, '/__sandbox/latency', { min_ms: 1000, max_ms: 1000 }))
+      .status,
+  ).toBe(200)
+  const inFlight = postCustomer(url, {
+    name: 'Grace',
+    email: 'grace@example.com',
+  })
+  await new Promise((done) => setTimeout(done, 100))
+  return {
+    async answered() {
+      const created = await inFlight
+      expect(created.status).toBe(201)
+      const { requests } = (await (
+        await fetch(`${url}/__sandbox/requests`)
+      ).json()) as { requests: { request_id: string }[] }
+      expect(requests.map((entry) => entry.request_id)).toContain(
+        created.headers.get('x-request-id'),
+      )
+    },
+  }
+}

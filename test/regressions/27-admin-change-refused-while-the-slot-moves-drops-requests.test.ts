@@ -1,7 +1,7 @@
 // Runs once: every server here names its own store.
 import { expect, it } from 'vitest'
 import { startRedisCluster } from '../_redis.ts'
-import { postCustomer, postJson, startServer } from '../_servers.ts'
+import { createInFlight, postJson, replicaOnCluster } from '../_servers.ts'
 
 // Found by the fleet property test on a Redis Cluster: an admin change (a
 // clock moved) that Redis refused while a resharding moved the sandbox's
@@ -14,35 +14,8 @@ import { postCustomer, postJson, startServer } from '../_servers.ts'
 
 it('answers a create in flight 201 after an admin change beside it was refused while the slot moved', async () => {
   const cluster = await startRedisCluster(3)
-  const replica = await startServer({
-    seed: 1,
-    customersPerAccount: 0,
-    store: { url: cluster.nodes[0]!.url, namespace: 'refused' },
-  })
-  // @note Two resets leave every key of the log in place, so that the read
-  // by which the replica catches up is served while the slot is half moved.
-  for (const seed of [2, 3])
-    expect(
-      (await postJson(replica.url, '/__sandbox/reset', { seed })).status,
-    ).toBe(200)
-  expect(
-    (await postCustomer(replica.url, { name: 'Ada', email: 'a@example.com' }))
-      .status,
-  ).toBe(201)
-  // The create below waits a second before it is decided.
-  expect(
-    (
-      await postJson(replica.url, '/__sandbox/latency', {
-        min_ms: 1000,
-        max_ms: 1000,
-      })
-    ).status,
-  ).toBe(200)
-  const inFlight = postCustomer(replica.url, {
-    name: 'Grace',
-    email: 'grace@example.com',
-  })
-  await new Promise((done) => setTimeout(done, 100))
+  const replica = await replicaOnCluster(cluster, 'refused')
+  const create = await createInFlight(replica.url)
 
   // The slot starts to move, no key moved yet: the write of a clock move
   // names keys that do not exist, and Redis asks to try again.
@@ -57,12 +30,5 @@ it('answers a create in flight 201 after an admin change beside it was refused w
   await moving.finish()
   expect((await fetch(`${replica.url}/__sandbox/clock`)).status).toBe(200)
 
-  const created = await inFlight
-  expect(created.status).toBe(201)
-  const { requests } = (await (
-    await fetch(`${replica.url}/__sandbox/requests`)
-  ).json()) as { requests: { request_id: string }[] }
-  expect(requests.map((entry) => entry.request_id)).toContain(
-    created.headers.get('x-request-id'),
-  )
+  await create.answered()
 }, 60_000)

@@ -2,7 +2,7 @@
 import { expect, it } from 'vitest'
 import { DEMO_KEY_ONE } from '../../fixtures/demo-keys.ts'
 import { startRedisCluster } from '../_redis.ts'
-import { postCustomer, postJson, startServer } from '../_servers.ts'
+import { postCustomer, replicaOnCluster } from '../_servers.ts'
 
 // On a Redis Cluster, DELETE /__sandbox/requests sent while a resharding
 // moved the sandbox's slot answered 500 internal_error ("a bug in the
@@ -14,17 +14,7 @@ import { postCustomer, postJson, startServer } from '../_servers.ts'
 
 it('answers 503 with Retry-After to a journal clear while the slot moves, and clears it on the retry', async () => {
   const cluster = await startRedisCluster(3)
-  const replica = await startServer({
-    seed: 1,
-    customersPerAccount: 0,
-    store: { url: cluster.nodes[0]!.url, namespace: 'journal' },
-  })
-  // @note Two resets leave every key of the log in place, so that the read
-  // by which the replica catches up is served while the slot is half moved.
-  for (const seed of [2, 3])
-    expect(
-      (await postJson(replica.url, '/__sandbox/reset', { seed })).status,
-    ).toBe(200)
+  const replica = await replicaOnCluster(cluster, 'journal')
   expect(
     (
       await fetch(`${replica.url}/__sandbox/account/requests`, {

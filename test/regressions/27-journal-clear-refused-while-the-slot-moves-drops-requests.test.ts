@@ -1,7 +1,7 @@
 // Runs once: every server here names its own store.
 import { expect, it } from 'vitest'
 import { startRedisCluster } from '../_redis.ts'
-import { postCustomer, postJson, startServer } from '../_servers.ts'
+import { createInFlight, replicaOnCluster } from '../_servers.ts'
 
 // Found by the fleet property test on a Redis Cluster at width 24: a
 // DELETE /__sandbox/requests that Redis refused while a resharding moved
@@ -16,35 +16,8 @@ import { postCustomer, postJson, startServer } from '../_servers.ts'
 
 it('answers a create in flight 201 after a journal clear beside it was refused while the slot moved', async () => {
   const cluster = await startRedisCluster(3)
-  const replica = await startServer({
-    seed: 1,
-    customersPerAccount: 0,
-    store: { url: cluster.nodes[0]!.url, namespace: 'cleared' },
-  })
-  // @note Two resets leave every key of the log in place, so that the read
-  // by which the replica catches up is served while the slot is half moved.
-  for (const seed of [2, 3])
-    expect(
-      (await postJson(replica.url, '/__sandbox/reset', { seed })).status,
-    ).toBe(200)
-  expect(
-    (await postCustomer(replica.url, { name: 'Ada', email: 'a@example.com' }))
-      .status,
-  ).toBe(201)
-  // The create below waits a second before it is decided.
-  expect(
-    (
-      await postJson(replica.url, '/__sandbox/latency', {
-        min_ms: 1000,
-        max_ms: 1000,
-      })
-    ).status,
-  ).toBe(200)
-  const inFlight = postCustomer(replica.url, {
-    name: 'Grace',
-    email: 'grace@example.com',
-  })
-  await new Promise((done) => setTimeout(done, 100))
+  const replica = await replicaOnCluster(cluster, 'cleared')
+  const create = await createInFlight(replica.url)
 
   // The journal on the next node, its marks (none yet) on this one: Redis
   // asks to try the delete of both again.
@@ -61,12 +34,5 @@ it('answers a create in flight 201 after a journal clear beside it was refused w
   await moving.finish()
   expect((await fetch(`${replica.url}/__sandbox/clock`)).status).toBe(200)
 
-  const created = await inFlight
-  expect(created.status).toBe(201)
-  const { requests } = (await (
-    await fetch(`${replica.url}/__sandbox/requests`)
-  ).json()) as { requests: { request_id: string }[] }
-  expect(requests.map((entry) => entry.request_id)).toContain(
-    created.headers.get('x-request-id'),
-  )
+  await create.answered()
 }, 60_000)
