@@ -1286,6 +1286,15 @@ export async function openRedisStore(
   }
 
   const refuse = (pending: Pending[], error: Error): void => {
+    // @note A change this copy keeps though it was not stored (a whole
+    // state) would differ from the fleet's: the next sync puts back what
+    // Redis holds. Also when another replica outran it: the catch-up that
+    // follows may fail (Redis gone a moment), and this copy then applied
+    // the others' writes on top of a reset Redis never stored. One with an
+    // undo (an admin change) is taken back here, and catching up is
+    // enough: putting back the whole state dropped every request this
+    // replica was answering.
+    if (pending.some((p) => p.kept && p.undo === undefined)) lost = true
     for (const { undo } of pending) undo?.()
     for (const { reject } of pending) reject(error)
   }
@@ -1438,12 +1447,6 @@ export async function openRedisStore(
           settle(ready, reply as number)
         },
         (error: Error) => {
-          // @note A change this copy keeps though it was not stored would
-          // differ from the fleet's: the next sync puts back what Redis
-          // holds. One with an undo (an admin change) is taken back by the
-          // refusal, and catching up is enough: putting back the whole
-          // state dropped every request this replica was answering.
-          if (ready.some((p) => p.kept && p.undo === undefined)) lost = true
           // Sent, and the connection closed before the answer came: Redis
           // may hold it. The answer says so, and this copy takes what Redis
           // holds before it decides again.
