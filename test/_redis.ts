@@ -240,7 +240,7 @@ export async function startRedisCluster(
       ])
   // @note Up to 30 s: on a loaded machine (the whole suite at once, on 2
   // cores) the nodes took more than 10 s to agree after a slot moved.
-  const agreed = async (check: (nodes: string) => boolean) => {
+  const agreed = async (check: (tables: string[]) => boolean) => {
     // What each node said last: the error shows who disagreed, and how.
     let said: string[] = []
     for (const until = Date.now() + 30_000; Date.now() < until;) {
@@ -251,10 +251,8 @@ export async function startRedisCluster(
         })),
       )
       if (
-        views.every(
-          ({ info, nodes: table }) =>
-            /cluster_state:ok/.test(info) && check(String(table)),
-        )
+        views.every(({ info }) => /cluster_state:ok/.test(info)) &&
+        check(views.map(({ nodes: table }) => String(table)))
       )
         return
       said = views.map(
@@ -267,20 +265,35 @@ export async function startRedisCluster(
       `The Redis Cluster did not agree within 30 s. Each node said:\n${said.join('\n')}`,
     )
   }
-  await agreed((table) => table.trim().split('\n').length === count)
+  await agreed((tables) =>
+    tables.every((table) => table.trim().split('\n').length === count),
+  )
+  /** The node that every node says holds `slot`, once they all say the same one. */
+  const ownerOf = async (slot: number): Promise<number> => {
+    let owner = -1
+    await agreed((tables) => {
+      const owners = new Set(
+        tables.map((table) =>
+          ids.findIndex((id) =>
+            table.split('\n').some((line) => holds(line, id, slot)),
+          ),
+        ),
+      )
+      ;[owner = -1] = owners
+      return owners.size === 1 && owner !== -1
+    })
+    return owner
+  }
   const startMoving = async (key: string, first: string[]) => {
     const slot = Number(
       await clients[0]!.sendCommand(['CLUSTER', 'KEYSLOT', key]),
     )
-    // @note The node that holds it now, which an earlier move may have
-    // changed: the table of the first node, which took part in every move.
-    const lines = String(
-      await clients[0]!.sendCommand(['CLUSTER', 'NODES']),
-    ).split('\n')
-    const from = ids.findIndex((id) =>
-      lines.some((line) => holds(line, id, slot)),
-    )
-    if (from === -1) throw new Error(`No node holds the slot ${slot}.`)
+    // @note The node that holds it now, once every node says so: read from
+    // one node's table, a move just made could still be news to it, and a
+    // move from a node that no longer held the slot left it to nobody, each
+    // node sending clients to another for good ("Too many Cluster
+    // redirections", "I'm not the owner of hash slot").
+    const from = await ownerOf(slot)
     const to = (from + 1) % count
     const [source, target] = [clients[from]!, clients[to]!]
     const migrate = (keys: string[]) =>
@@ -309,9 +322,16 @@ export async function startRedisCluster(
         // to a node that knows it owns the slot, and its higher epoch wins.
         for (const at of new Set([to, from, ...clients.keys()]))
           await clients[at]!.clusterSetSlot(slot, 'NODE', ids[to]!)
-        await agreed((table) =>
-          table.split('\n').some((line) => holds(line, ids[to]!, slot)),
-        )
+        // @note Agreed twice, a quarter of a second apart: a move made at
+        // once after another left nodes that had agreed each naming another
+        // as the owner, for good.
+        for (let check = 0; check < 2; check++) {
+          if (check > 0) await new Promise((done) => setTimeout(done, 250))
+          if ((await ownerOf(slot)) !== to)
+            throw new Error(
+              `The Redis Cluster moved the slot ${slot} to another node than ${nodes[to]!.port}.`,
+            )
+        }
         return { from: nodes[from]!.port, to: nodes[to]!.port }
       },
     }

@@ -513,12 +513,18 @@ async function send(
 
 /** What a replica shows of the fleet's state once every call is answered. */
 async function seen(url: string) {
-  const read = async <T>(path: string, key?: string) =>
-    (await (
-      await fetch(`${url}${path}`, {
-        headers: key ? { authorization: `Bearer ${key}` } : {},
-      })
-    ).json()) as T
+  // Every call is answered: a read that fails says what it was answered.
+  const read = async <T>(path: string, key?: string) => {
+    const response = await fetch(`${url}${path}`, {
+      headers: key ? { authorization: `Bearer ${key}` } : {},
+    })
+    const text = await response.text()
+    if (response.status !== 200)
+      throw new Error(
+        `GET ${path} once every call was answered: ${response.status} ${text}`,
+      )
+    return JSON.parse(text) as T
+  }
   const state = await read<{
     seed: number
     accounts: { id: string; customer_count: number; token_count: number }[]

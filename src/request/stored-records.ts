@@ -21,8 +21,9 @@ interface CountedAccount {
  * under way, and a write that another replica outran, or that the store
  * could not take (a full disk), is taken back (and made again under
  * another id). A read that showed it would show a record no call was
- * answered 201 for, which then vanishes. Without a durable store, `lists`
- * as they are, with no wait.
+ * answered 201 for, which then vanishes. A state's accounts count the
+ * records as listed. Without a durable store, `lists` as they are, with no
+ * wait.
  *
  * @example
  * const data = await storedOnly(ctx, sandbox.dump())
@@ -41,13 +42,11 @@ export async function storedOnly<T extends CreatedLists>(
   await Promise.allSettled(ctx.writesUnderWay ?? [])
   const customers = lists.customers.filter((r) => db.customerById(r.id))
   const tokens = lists.tokens.filter((r) => db.tokenById(r.id))
-  if (
-    customers.length === lists.customers.length &&
-    tokens.length === lists.tokens.length
-  )
-    return lists
-  // @note A state's accounts count their records: counted as listed, or
-  // an account would count a record the lists no longer show.
+  // @note A state's accounts count their records as listed, whether or not
+  // one was taken back: an account counts a record from the moment its
+  // create (its own, or another replica's being applied) checks it in,
+  // before the list holds it, and a read in between counted a customer it
+  // did not list.
   const customerCounts = countBy(customers)
   const tokenCounts = countBy(tokens)
   const accounts = lists.accounts?.map((account) =>
