@@ -7,6 +7,7 @@ import {
   createClient,
   createCluster,
   ErrorReply,
+  MaxCommandRedirectionsError,
   ReconnectStrategyError,
 } from '@redis/client'
 import { redactUrl, sleep } from '../_utils.ts'
@@ -136,6 +137,8 @@ const GENERATION_TTL_MS = 120_000
 const MAX_CATCH_UPS = 5
 /** How often the watchdog looks for calls that Redis left unanswered. */
 const WATCH_EVERY_MS = 250
+/** How often a replica whose cluster sent it round asks again, for health. */
+const PROBE_EVERY_MS = 1000
 /** The largest entry read from Redis, in bytes of JSON. */
 const MAX_ENTRY_BYTES = 256 * 1024 * 1024
 
@@ -243,6 +246,34 @@ export async function openRedisStore(
   // Whether Redis was found to hold less than this replica applied.
   let lost = false
 
+  // @note A Redis Cluster whose nodes each send the sandbox's slot to
+  // another (a resharding left half done, or nodes that disagree) refuses
+  // every call after many redirections, none of them run: health says so,
+  // in its words, until a call is answered. Health sends none: a probe
+  // each second finds when the nodes agree again.
+  let misrouted: StoreFault | undefined
+  // Whether the store started: a start that failed probes nothing.
+  let opened = false
+  const probeTheSlot = (): void => {
+    void sleep(PROBE_EVERY_MS).then(() => {
+      if (misrouted === undefined || !connected || !opened) return
+      bounded(logLength).catch(probeTheSlot)
+    })
+  }
+  const lostTheSlot = (error: Error): void => {
+    Object.assign(error, { code: 'REDIS_REDIRECTIONS' })
+    if (misrouted) return
+    probeTheSlot()
+    const said = (error.cause as Error | undefined)?.message
+    const message = `The Redis Cluster at ${shown} sent this replica from node to node for the sandbox's slot until it gave up${said ? ` (last: ${said})` : ''}: its nodes do not agree on which of them holds the slot (CLUSTER NODES on each says whom it names).`
+    onLog?.(message)
+    misrouted = {
+      code: 'REDIS_REDIRECTIONS',
+      message,
+      since: new Date().toISOString(),
+    }
+  }
+
   // A Redis that keeps its connections but answers nothing (stopped, or
   // behind a partition that drops packets) would hold every request for
   // ever: a store call waits `timeoutMs` at most, and while one is overdue
@@ -346,8 +377,10 @@ export async function openRedisStore(
         (value) => {
           if (waiting.delete(call)) resolve(value)
           answered()
+          misrouted = undefined
         },
         (error: Error) => {
+          if (error instanceof MaxCommandRedirectionsError) lostTheSlot(error)
           // @note Not sent while Redis refuses this replica's password: the
           // 503 names that, where it would blame an unreachable Redis.
           if (
@@ -1734,6 +1767,7 @@ export async function openRedisStore(
 
   // Taken now: a later start from the log (after Redis lost it) is no join.
   const joined = !founded
+  opened = true
   return {
     kind: 'redis',
     joined,
@@ -1845,6 +1879,7 @@ export async function openRedisStore(
       fault ??
       overdue ??
       refused ??
+      misrouted ??
       unreadable ??
       (lostRecords?.gen === gen ? lostRecords?.fault : undefined),
     async close() {
