@@ -45,6 +45,7 @@ export interface SeedingOptions {
 
 /** The limits that bound the records of saved data (`limits` of the options). */
 export interface RecordLimits {
+  accounts: number
   customersPerAccount: number
   tokensPerAccount: number
   records: number
@@ -316,7 +317,7 @@ export function parseSandboxData(
 /**
  * Refuses saved data that no call of the API could have made under
  * `limits`: an API key, customer or token of an account the data does not
- * hold, more customers or tokens in an account than
+ * hold, more accounts than `limits.accounts`, more customers or tokens in an account than
  * `limits.customersPerAccount` or `limits.tokensPerAccount`, more records in
  * all than `limits.records`. Calls `refuse` with the JSON path (after
  * `prefix`) of the first such record, in the order of the data, why (naming
@@ -353,6 +354,8 @@ function checkRecordRules(
   const accounts = new Set(data.accounts.map((account) => account.id))
   // One pass (saved data may hold 100k records or more), the accounts first.
   let seen = accounts.size
+  if (seen > limits.accounts)
+    over(`${prefix}accounts`, 'the data', 'accounts', 'accounts')
   if (seen > limits.records)
     over(`${prefix}accounts`, 'the data', 'records', 'records')
   for (const kind of ['api_keys', 'customers', 'tokens'] as const) {

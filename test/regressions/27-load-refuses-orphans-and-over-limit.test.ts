@@ -11,7 +11,7 @@ import { runMain, startServer, tempFolder } from '../_servers.ts'
 // load() and createSandbox({ from }) took saved data that no call of the API
 // could have made: a customer or token of an account the data does not
 // hold, more customers or tokens in an account than the limits allow, more
-// records than limits.records. Creates then got a truthful 409, but the
+// records than limits.records, more accounts than limits.accounts. Creates then got a truthful 409, but the
 // state was one the API never produces. Each is now refused with a
 // TypeError naming the first such record, its account and the limit, and
 // the sandbox keeps what it held. A sandbox's own data file still loads
@@ -125,13 +125,26 @@ it('load-accepts-more-records-than-the-limit: refuses the first record past limi
   )
 })
 
+it('load-accepts-more-accounts-than-the-limit: refuses data past limits.accounts, which createApiKey() holds to', async () => {
+  const data = await saved()
+  const accounts = data.accounts.length
+  expect(await refusedLoad(data, { limits: { accounts: accounts - 1 } })).toBe(
+    `Failed to load sandbox data: accounts: the data holds more accounts than limits: { accounts: ${accounts - 1} } allows.`,
+  )
+})
+
 it('loads data that fills every limit exactly, as the API can', async () => {
   const data = await saved()
   const total = recordCount(data)
   const sandbox = createSandbox({
     seed: 2,
     customersPerAccount: 1,
-    limits: { customersPerAccount: 2, tokensPerAccount: 1, records: total },
+    limits: {
+      accounts: data.accounts.length,
+      customersPerAccount: 2,
+      tokensPerAccount: 1,
+      records: total,
+    },
   })
   await sandbox.load(data)
   expect(records(sandbox.dump())).toEqual(records(data))
