@@ -654,7 +654,10 @@ export async function openRedisStore(
     )
       return
     compacting = true
-    append(gen === undefined ? wholeState() : sharedState(gen))
+    // @note What this copy holds, in fewer entries: refused, it leaves
+    // nothing to take back (the no-op undo), and putting back the whole
+    // state would drop every request this replica is answering.
+    append(gen === undefined ? wholeState() : sharedState(gen), () => {})
       // Another replica wrote first: the next change tries again.
       .catch(() => {})
       .finally(() => {

@@ -317,9 +317,9 @@ export function parseSandboxData(
 /**
  * Refuses saved data that no call of the API could have made under
  * `limits`: an API key, customer or token of an account the data does not
- * hold, more accounts than `limits.accounts`, more customers or tokens in an account than
- * `limits.customersPerAccount` or `limits.tokensPerAccount`, more records in
- * all than `limits.records`. Calls `refuse` with the JSON path (after
+ * hold, more accounts than `limits.accounts`, more customers or tokens in an
+ * account than `limits.customersPerAccount` or `limits.tokensPerAccount`,
+ * more records in all than `limits.records`. Calls `refuse` with the JSON path (after
  * `prefix`) of the first such record, in the order of the data, why (naming
  * the limit as its reader names options), and whether a limit was passed.
  * Held to the data a user hands in (`load()`, `from`); what the sandbox's
