@@ -240,7 +240,9 @@ export async function startRedisCluster(
       ])
   // @note Up to 30 s: on a loaded machine (the whole suite at once, on 2
   // cores) the nodes took more than 10 s to agree after a slot moved.
-  const agreed = async (check: (tables: string[]) => boolean) => {
+  const agreed = async (
+    check: (tables: string[], epochs: string[]) => boolean,
+  ) => {
     // What each node said last: the error shows who disagreed, and how.
     let said: string[] = []
     for (const until = Date.now() + 30_000; Date.now() < until;) {
@@ -252,7 +254,12 @@ export async function startRedisCluster(
       )
       if (
         views.every(({ info }) => /cluster_state:ok/.test(info)) &&
-        check(views.map(({ nodes: table }) => String(table)))
+        check(
+          views.map(({ nodes: table }) => String(table)),
+          views.map(
+            ({ info }) => /cluster_current_epoch:(\d+)/.exec(info)?.[1] ?? '',
+          ),
+        )
       )
         return
       said = views.map(
@@ -268,10 +275,18 @@ export async function startRedisCluster(
   await agreed((tables) =>
     tables.every((table) => table.trim().split('\n').length === count),
   )
-  /** The node that every node says holds `slot`, once they all say the same one. */
+  /**
+   * The node that every node says holds `slot`, once they all say the same
+   * one and know the same newest epoch.
+   */
   const ownerOf = async (slot: number): Promise<number> => {
     let owner = -1
-    await agreed((tables) => {
+    await agreed((tables, epochs) => {
+      // @note A node that takes a slot bumps its epoch past the newest it
+      // knows: one that did not know the newest yet (just after the
+      // cluster formed) kept a lower one, and the old owner's last ping
+      // took the slot back from it, each node then naming the other.
+      if (new Set(epochs).size !== 1) return false
       const owners = new Set(
         tables.map((table) =>
           ids.findIndex((id) =>
