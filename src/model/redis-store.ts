@@ -654,10 +654,10 @@ export async function openRedisStore(
     )
       return
     compacting = true
-    // @note What this copy holds, in fewer entries: refused, it leaves
-    // nothing to take back (the no-op undo), and putting back the whole
-    // state would drop every request this replica is answering.
-    append(gen === undefined ? wholeState() : sharedState(gen), () => {})
+    append({
+      ...(gen === undefined ? wholeState() : sharedState(gen)),
+      compaction: true,
+    })
       // Another replica wrote first: the next change tries again.
       .catch(() => {})
       .finally(() => {
@@ -1096,6 +1096,12 @@ export async function openRedisStore(
      * it is sent (a compaction, whose records stay where they are).
      */
     counted?: boolean
+    /**
+     * What this copy holds already, in fewer entries: refused, this copy
+     * keeps nothing Redis lacks, and putting back the whole state would
+     * unload every account for nothing.
+     */
+    compaction?: boolean
   }
 
   /**
@@ -1284,9 +1290,9 @@ export async function openRedisStore(
         ...('write' in entry ? { write: entry.write } : { state: entry }),
         undo,
         kept:
-          !('write' in entry) ||
-          entry.write.added !== undefined ||
-          entry.write.set !== undefined,
+          'write' in entry
+            ? entry.write.added !== undefined || entry.write.set !== undefined
+            : !entry.compaction,
         decidedAt,
         replaced,
         resolve,
