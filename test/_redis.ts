@@ -311,27 +311,12 @@ export async function startRedisCluster(
     const from = await ownerOf(slot)
     const to = (from + 1) % count
     const [source, target] = [clients[from]!, clients[to]!]
-    const migrate = (keys: string[]) =>
-      source.sendCommand([
-        'MIGRATE',
-        '127.0.0.1',
-        String(nodes[to]!.port),
-        '',
-        '0',
-        '5000',
-        'KEYS',
-        ...keys,
-      ])
     await target.clusterSetSlot(slot, 'IMPORTING', ids[from]!)
     await source.clusterSetSlot(slot, 'MIGRATING', ids[to]!)
-    if (first.length > 0) await migrate(first)
+    if (first.length > 0) await migrateKeys(source, nodes[to]!, first)
     return {
       async finish() {
-        for (;;) {
-          const keys = await source.clusterGetKeysInSlot(slot, 1000)
-          if (keys.length === 0) break
-          await migrate(keys)
-        }
+        await migrateSlot(source, nodes[to]!, slot)
         // @note The new owner first, then the old, then the others, as
         // Redis's resharding does: the old owner's redirections then point
         // to a node that knows it owns the slot, and its higher epoch wins.
@@ -358,8 +343,15 @@ export async function startRedisCluster(
   }
 }
 
-/** Whether a line of `CLUSTER NODES` says that the node `id` holds `slot`. */
-function holds(line: string, id: string, slot: number): boolean {
+/**
+ * Whether a line of `CLUSTER NODES` says that the node `id` holds `slot`
+ * (one of the slot ranges the line ends with covers it).
+ *
+ * @example
+ * const table = String(await client.sendCommand(['CLUSTER', 'NODES']))
+ * const owns = table.split('\n').some((line) => holds(line, id, slot))
+ */
+export function holds(line: string, id: string, slot: number): boolean {
   return (
     line.startsWith(id) &&
     line
@@ -373,6 +365,53 @@ function holds(line: string, id: string, slot: number): boolean {
 function covers(range: string, slot: number): boolean {
   const [start, end = start] = range.split('-').map(Number)
   return start! <= slot && slot <= end!
+}
+
+/** A connected client of one node of a test's Redis (Cluster). */
+type RedisClient = Awaited<ReturnType<typeof connected>>
+
+/**
+ * Moves every key of `slot` from the node that `from` is connected to, to
+ * the node `to` (a `StartedRedis`, or anything with its loopback port),
+ * with `MIGRATE`, up to 1000 keys at a time, until `from` holds none. The
+ * slot must be `IMPORTING` on `to` and `MIGRATING` on `from` first, as in
+ * Redis's resharding; who holds the slot afterwards (`CLUSTER SETSLOT …
+ * NODE`) is left to the caller.
+ *
+ * @example
+ * await target.clusterSetSlot(slot, 'IMPORTING', sourceId)
+ * await source.clusterSetSlot(slot, 'MIGRATING', targetId)
+ * await migrateSlot(source, cluster.nodes[1]!, slot)
+ * @see StartedRedisCluster.moveSlotOf
+ */
+export async function migrateSlot(
+  from: RedisClient,
+  to: { port: number },
+  slot: number,
+): Promise<void> {
+  for (;;) {
+    const keys = await from.clusterGetKeysInSlot(slot, 1000)
+    if (keys.length === 0) return
+    await migrateKeys(from, to, keys)
+  }
+}
+
+/** Moves `keys` from the node that `from` is connected to, to `to`. */
+async function migrateKeys(
+  from: RedisClient,
+  to: { port: number },
+  keys: string[],
+): Promise<void> {
+  await from.sendCommand([
+    'MIGRATE',
+    '127.0.0.1',
+    String(to.port),
+    '',
+    '0',
+    '5000',
+    'KEYS',
+    ...keys,
+  ])
 }
 
 async function connected(url: string) {

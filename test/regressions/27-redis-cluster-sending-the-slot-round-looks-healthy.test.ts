@@ -2,7 +2,7 @@
 import { createClient } from '@redis/client'
 import { expect, it, onTestFinished } from 'vitest'
 import { DEMO_KEY_ONE } from '../../fixtures/demo-keys.ts'
-import { startRedisCluster } from '../_redis.ts'
+import { holds, migrateSlot, startRedisCluster } from '../_redis.ts'
 import { postCustomer, replicaOnCluster } from '../_servers.ts'
 
 // Found by the fleet property test on a Redis Cluster: once its nodes sent
@@ -31,33 +31,16 @@ it('says that the Redis Cluster sends the sandbox slot round, in the 503 and in 
   )
   const slot = await nodes[0]!.client.clusterKeySlot('{round}')
   const table = String(await nodes[0]!.client.sendCommand(['CLUSTER', 'NODES']))
-  const ownerId = table
-    .split('\n')
-    .find(
-      (line) => line.split(' ')[2]?.includes('master') && holdsSlot(line, slot),
-    )!
-    .split(' ')[0]
-  const owner = nodes.find((node) => node.id === ownerId)!
-  const other = nodes.find((node) => node.id !== ownerId)!
+  const owner = nodes.find(({ id }) =>
+    table.split('\n').some((line) => holds(line, id, slot)),
+  )!
+  const other = nodes.find((node) => node.id !== owner.id)!
   // The slot's keys moved to the other node, which is then told to hold
   // them as its own no more, and the old owner to give the slot to it:
   // each node sends every call to the other.
   await other.client.clusterSetSlot(slot, 'IMPORTING', owner.id)
   await owner.client.clusterSetSlot(slot, 'MIGRATING', other.id)
-  for (;;) {
-    const keys = await owner.client.clusterGetKeysInSlot(slot, 1000)
-    if (keys.length === 0) break
-    await owner.client.sendCommand([
-      'MIGRATE',
-      '127.0.0.1',
-      String(new URL(cluster.nodes[nodes.indexOf(other)]!.url).port),
-      '',
-      '0',
-      '5000',
-      'KEYS',
-      ...keys,
-    ])
-  }
+  await migrateSlot(owner.client, cluster.nodes[nodes.indexOf(other)]!, slot)
   await other.client.clusterSetSlot(slot, 'STABLE')
   await owner.client.clusterSetSlot(slot, 'NODE', other.id)
   const journal = () =>
@@ -91,14 +74,3 @@ it('says that the Redis Cluster sends the sandbox slot round, in the 503 and in 
       .status,
   ).toBe(201)
 }, 60_000)
-
-/** Whether a line of `CLUSTER NODES` lists `slot` among its node's slots. */
-function holdsSlot(line: string, slot: number): boolean {
-  return line
-    .split(' ')
-    .slice(8)
-    .some((range) => {
-      const [start, end = start] = range.split('-').map(Number)
-      return start! <= slot && slot <= end!
-    })
-}
