@@ -1,7 +1,6 @@
 // Runs once: every server here names its own store.
-import { connect, createServer, type Socket } from 'node:net'
-import type { AddressInfo } from 'node:net'
-import { expect, it, onTestFinished } from 'vitest'
+import { expect, it } from 'vitest'
+import { startHoldingProxy } from '../_proxy.ts'
 import { startRedis } from '../_redis.ts'
 import { postCustomer, startServer } from '../_servers.ts'
 
@@ -11,52 +10,20 @@ import { postCustomer, startServer } from '../_servers.ts'
 // fleet's journal is cleared as a write now, whose 503 says it may or may
 // not be done and to read it back.
 
-/**
- * A TCP proxy in front of `target` that passes everything until `holding()`
- * says so, and then holds what the store sends: a Redis that stopped
- * answering after a command went out.
- */
-async function stallingProxy(
-  target: URL,
-  holding: (chunk: Buffer) => boolean,
-): Promise<string> {
-  const sockets = new Set<Socket>()
-  const proxy = createServer((client) => {
-    const redis = connect(Number(target.port), target.hostname)
-    sockets.add(client).add(redis)
-    for (const socket of [client, redis]) socket.on('error', () => {})
-    let held = false
-    client.on('data', (chunk: Buffer) => {
-      held ||= holding(chunk)
-      if (!held) redis.write(chunk)
-    })
-    redis.pipe(client)
-  })
-  await new Promise<void>((done) => proxy.listen(0, '127.0.0.1', done))
-  onTestFinished(() => {
-    for (const socket of sockets) socket.destroy()
-    proxy.close()
-  })
-  return `redis://127.0.0.1:${(proxy.address() as AddressInfo).port}/0`
-}
-
 it('says a journal clear Redis did not answer may or may not be done', async () => {
   const redis = await startRedis()
-  let stall = false
-  const url = await stallingProxy(
-    new URL(redis.url),
-    (chunk) => stall && chunk.includes('\r\nDEL\r\n'),
-  )
+  const proxy = await startHoldingProxy(redis.url)
   // The store's timeout (3 s) shortened, as the store takes it: a
   // variable, as no option of the server names it.
-  const store = { url, namespace: 'stalled', timeoutMs: 500 }
+  const store = { url: proxy.url, namespace: 'stalled', timeoutMs: 500 }
   const replica = await startServer({ seed: 1, customersPerAccount: 0, store })
   expect(
     (await postCustomer(replica.url, { name: 'Ada', email: 'a@example.com' }))
       .status,
   ).toBe(201)
 
-  stall = true
+  // Redis stops answering once the clear went out.
+  proxy.hold((chunk) => chunk.includes('\r\nDEL\r\n'))
   const cleared = await fetch(`${replica.url}/__sandbox/requests`, {
     method: 'DELETE',
   })

@@ -1,8 +1,7 @@
 // Runs once: every server here names its own store.
-import { connect, createServer, type Socket } from 'node:net'
-import type { AddressInfo } from 'node:net'
-import { expect, it, onTestFinished } from 'vitest'
+import { expect, it } from 'vitest'
 import { DEMO_KEY_ONE } from '../../fixtures/demo-keys.ts'
+import { startHoldingProxy } from '../_proxy.ts'
 import { startRedis } from '../_redis.ts'
 import { postJson, startServer } from '../_servers.ts'
 
@@ -14,67 +13,6 @@ import { postJson, startServer } from '../_servers.ts'
 // it: its own token, stored and answered 201 before the reset, was gone
 // from its answers for good, while every other replica served it.
 
-/**
- * A TCP proxy in front of `target` that, once `armed`, holds the first
- * command that stores a whole state until `meanwhile()` is done, passes
- * it and its answer, and then cuts every connection and refuses new ones
- * until `restore()`.
- */
-async function cuttingProxy(target: URL) {
-  const sockets = new Set<Socket>()
-  let down = false
-  let meanwhile: (() => Promise<unknown>) | undefined
-  const proxy = createServer((client) => {
-    if (down) {
-      client.destroy()
-      return
-    }
-    const redis = connect(Number(target.port), target.hostname)
-    sockets.add(client).add(redis)
-    for (const socket of [client, redis]) socket.on('error', () => {})
-    let held: Buffer[] | undefined
-    let cutAfterAnswer = false
-    client.on('data', (chunk: Buffer) => {
-      if (held) {
-        held.push(chunk)
-        return
-      }
-      if (meanwhile && chunk.includes('{"state":')) {
-        const run = meanwhile
-        meanwhile = undefined
-        held = [chunk]
-        void run().then(() => {
-          cutAfterAnswer = true
-          for (const part of held!) redis.write(part)
-        })
-        return
-      }
-      redis.write(chunk)
-    })
-    redis.on('data', (chunk: Buffer) => {
-      client.write(chunk)
-      if (!cutAfterAnswer) return
-      down = true
-      for (const socket of sockets) socket.destroy()
-    })
-  })
-  await new Promise<void>((done) => proxy.listen(0, '127.0.0.1', done))
-  onTestFinished(() => {
-    for (const socket of sockets) socket.destroy()
-    proxy.close()
-  })
-  return {
-    url: `redis://127.0.0.1:${(proxy.address() as AddressInfo).port}/0`,
-    arm: (work: () => Promise<unknown>) => {
-      meanwhile = work
-    },
-    isDown: () => down,
-    restore: () => {
-      down = false
-    },
-  }
-}
-
 const tokensOf = async (url: string): Promise<string[]> => {
   const state = (await (await fetch(`${url}/__sandbox/state`)).json()) as {
     tokens: { id: string }[]
@@ -84,7 +22,7 @@ const tokensOf = async (url: string): Promise<string[]> => {
 
 it('puts back what Redis holds after a reset that was outrun and then cut off', async () => {
   const redis = await startRedis()
-  const proxy = await cuttingProxy(new URL(redis.url))
+  const proxy = await startHoldingProxy(redis.url)
   const namespace = 'outrun-reset'
   const options = { seed: 1, customersPerAccount: 0 }
   const cut = await startServer({
@@ -108,9 +46,11 @@ it('puts back what Redis holds after a reset that was outrun and then cut off', 
 
   // While the reset's state is on its way to Redis, the other replica
   // queues a fault, which the reset was decided without: it is outrun.
-  // Then Redis is gone before the replica could catch up.
+  // Then Redis is gone before the replica could catch up: the state goes
+  // on, and the proxy cuts every connection once Redis answered it.
   let fault = 0
-  proxy.arm(async () => {
+  const held = proxy.hold((chunk) => chunk.includes('{"state":'))
+  void held.reached.then(async () => {
     fault = (
       await postJson(other.url, '/__sandbox/scenarios', {
         operation: 'createCustomer',
@@ -118,6 +58,7 @@ it('puts back what Redis holds after a reset that was outrun and then cut off', 
         times: 1,
       })
     ).status
+    held.release({ cutAfterAnswer: true })
   })
   const reset = await postJson(cut.url, '/__sandbox/reset', {})
   expect(fault).toBe(201)
