@@ -352,6 +352,19 @@ export async function customerNames(url: string): Promise<string[]> {
 }
 
 /**
+ * The ids of the tokens the server at `url` holds, in its order.
+ *
+ * @example
+ * expect(await tokenIds(server.url)).toEqual([token.id])
+ */
+export async function tokenIds(url: string): Promise<string[]> {
+  const response = await fetch(`${url}/__sandbox/state`)
+  expect(response.status).toBe(200)
+  const state = (await response.json()) as { tokens: { id: string }[] }
+  return state.tokens.map((token) => token.id)
+}
+
+/**
  * Writes the session of a sandbox with one customer, "Session", and no
  * seeded ones, into `folder`, for `--from`; returns its path.
  *

@@ -3,7 +3,7 @@ import { expect, it } from 'vitest'
 import { DEMO_KEY_ONE } from '../../fixtures/demo-keys.ts'
 import { startHoldingProxy } from '../_proxy.ts'
 import { startRedis } from '../_redis.ts'
-import { postJson, startServer } from '../_servers.ts'
+import { postJson, startServer, tokenIds } from '../_servers.ts'
 
 // Found by the fleet property test on a Redis Cluster (a resharding cut
 // the connection): a reset that another replica's write outran is decided
@@ -12,13 +12,6 @@ import { postJson, startServer } from '../_servers.ts'
 // Redis never stored, and went on applying the others' writes on top of
 // it: its own token, stored and answered 201 before the reset, was gone
 // from its answers for good, while every other replica served it.
-
-const tokensOf = async (url: string): Promise<string[]> => {
-  const state = (await (await fetch(`${url}/__sandbox/state`)).json()) as {
-    tokens: { id: string }[]
-  }
-  return state.tokens.map((token) => token.id).toSorted()
-}
 
 it('puts back what Redis holds after a reset that was outrun and then cut off', async () => {
   const redis = await startRedis()
@@ -77,6 +70,6 @@ it('puts back what Redis holds after a reset that was outrun and then cut off', 
     health = (await fetch(`${cut.url}/__sandbox/health`)).status
   }
   expect(health).toBe(200)
-  expect(await tokensOf(other.url)).toEqual([id])
-  expect(await tokensOf(cut.url)).toEqual([id])
+  expect(await tokenIds(other.url)).toEqual([id])
+  expect(await tokenIds(cut.url)).toEqual([id])
 }, 30_000)
