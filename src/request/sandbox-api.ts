@@ -90,8 +90,12 @@ export async function runSandboxCall(
   // @note Read whole before the change is decided, its failure kept for
   // the resolver: a replica of a fleet applies nothing of the others'
   // while a change is decided and stored, which a body sent slowly would
-  // hold for as long.
-  if (request.body !== null) await readText().catch(() => {})
+  // hold for as long. @note Asked of the method, not of `request.body`:
+  // on node:http, srvx builds a web stream over the socket for that
+  // getter, which, never read, paused the socket under the bytes read
+  // beside it, and a body past 16 KiB never came whole.
+  if (request.method !== 'GET' && request.method !== 'HEAD')
+    await readText().catch(() => {})
   const { runStored } = await import('./stored-change.ts')
   return runStored(ctx, ctx.storage, call, async () => {
     try {
