@@ -112,17 +112,42 @@ it.each([
   },
 )
 
-it('answers 404 problem JSON for missing files, unknown types and other methods', async () => {
+it('answers 404 problem JSON for missing files and unknown types, whatever the method', async () => {
   for (const [path, method] of [
     ['/nope.html', 'GET'],
     ['/notes.env', 'GET'],
     ['/assets/', 'GET'],
-    ['/', 'POST'],
+    ['/nope.html', 'PUT'],
   ] as const) {
     const response = await raw(path, method)
     expect(response.status, `${method} ${path}`).toBe(404)
     expect(JSON.parse(response.body).code).toBe('not_found')
   }
+})
+
+// Found by attacking the server from outside: `PUT /` answered 404 "not
+// served here" while `OPTIONS /` said `Allow: GET, HEAD, OPTIONS`, where
+// the API's paths answer another method 405 with `Allow`.
+it('answers another method of a file 405 method_not_allowed with Allow, as the API does', async () => {
+  for (const [path, method] of [
+    ['/', 'POST'],
+    ['/', 'PUT'],
+    ['/', 'DELETE'],
+    ['/assets/app-Ab12.js', 'PATCH'],
+  ] as const) {
+    const response = await fetch(`${server.url}${path}`, { method })
+    expect(response.status, `${method} ${path}`).toBe(405)
+    expect(response.headers.get('allow')).toBe('GET, HEAD, OPTIONS')
+    const problem = (await response.json()) as { code: string; detail: string }
+    expect(problem.code).toBe('method_not_allowed')
+    expect(problem.detail).toBe(
+      `${path} takes GET, HEAD, OPTIONS, not ${method}.`,
+    )
+  }
+  // Still serving, and the file unchanged.
+  expect(await (await fetch(`${server.url}/`)).text()).toContain(
+    '<title>Site</title>',
+  )
 })
 
 it('still answers the API and /__sandbox/ beside the files', async () => {

@@ -25,6 +25,7 @@ import {
 } from '../model/fleet-options.ts'
 import { redactUrl } from '../_utils.ts'
 import { SandboxError } from '../request/errors.ts'
+import { clip } from '../request/validation.ts'
 import type { JournalEntry } from '../request/journal.ts'
 import type { SandboxOptions } from '../options.ts'
 import { SERVER_DEFAULTS } from '../defaults.ts'
@@ -307,12 +308,14 @@ export async function createServerApp(
   const serveFiles: ServerMiddleware = (request, next) =>
     verdictOf(request).owned
       ? next()
-      : serveFile(playground, request).then((file) => {
-          if (file === undefined) return next()
-          for (const [name, value] of corsOf(request))
-            file.headers.set(name, value)
-          return file
-        })
+      : serveFile(playground, request)
+          .catch((error: SandboxError) => router.answerError(error))
+          .then((file) => {
+            if (file === undefined) return next()
+            for (const [name, value] of corsOf(request))
+              file.headers.set(name, value)
+            return file
+          })
 
   const fetch = compose(
     [
@@ -535,19 +538,21 @@ const FILE_METHODS = ['GET', 'HEAD', 'OPTIONS']
 /**
  * A file of `dir` for a GET or HEAD of its path (`/` is `index.html`), what
  * an OPTIONS of that path may do, or `undefined` when there is none: the
- * caller answers 404.
+ * caller answers 404. Another method of a file's path throws `405
+ * method_not_allowed`, with `Allow`, as the API's paths answer.
  */
 async function serveFile(
   dir: string | false,
   request: Request,
 ): Promise<Response | undefined> {
-  if (dir === false || !FILE_METHODS.includes(request.method)) return undefined
+  if (dir === false) return undefined
   let path: string
   try {
     path = decodeURIComponent(new URL(request.url).pathname)
   } catch {
     return undefined
   }
+  const asked = path
   if (path.endsWith('/')) path += 'index.html'
   const root = resolvePath(dir)
   const file = resolvePath(root, `.${path}`)
@@ -557,6 +562,17 @@ async function serveFile(
   if (type === undefined) return undefined
   try {
     if (!(await stat(file)).isFile()) return undefined
+  } catch {
+    return undefined
+  }
+  if (!FILE_METHODS.includes(request.method)) {
+    throw new SandboxError(
+      'method_not_allowed',
+      `${clip(asked)} takes ${FILE_METHODS.join(', ')}, not ${clip(request.method)}.`,
+      { headers: { allow: FILE_METHODS.join(', ') } },
+    )
+  }
+  try {
     if (request.method === 'OPTIONS') {
       return new Response(null, {
         status: 204,
