@@ -16,32 +16,20 @@ import { createNamed, startServer } from '../_servers.ts'
 // each well within the timeout, on a fast machine as on a slow one.
 const PER_COMMAND_MS = 40
 vi.mock('@redis/client', async (original) => {
-  const redis = await original<typeof import('@redis/client')>()
-  const createClient = ((...args: Parameters<typeof redis.createClient>) => {
-    const client = redis.createClient(...args)
-    let last: Promise<unknown> = Promise.resolve()
-    for (const name of ['evalSha', 'eval'] as const) {
-      const send = client[name].bind(client) as (...a: unknown[]) => unknown
-      Object.assign(client, {
-        [name]: (...a: unknown[]) => {
-          // @note Run, then answered 40 ms later: a script refused at once
-          // (NOSCRIPT, on a Redis that lacks it) costs no time.
-          const sent = last
-            .then(() => send(...a))
-            .then(
-              (answer) =>
-                new Promise((done) =>
-                  setTimeout(() => done(answer), PER_COMMAND_MS),
-                ),
-            )
-          last = sent.catch(() => {})
-          return sent
-        },
-      })
-    }
-    return client
-  }) as typeof redis.createClient
-  return { ...redis, createClient }
+  const { aroundScripts } = await import('../_around-scripts.ts')
+  let last: Promise<unknown> = Promise.resolve()
+  return aroundScripts(await original(), (send) => {
+    // @note Run, then answered 40 ms later: a script refused at once
+    // (NOSCRIPT, on a Redis that lacks it) costs no time.
+    const sent = last
+      .then(send)
+      .then(
+        (answer) =>
+          new Promise((done) => setTimeout(() => done(answer), PER_COMMAND_MS)),
+      )
+    last = sent.catch(() => {})
+    return sent
+  })
 })
 
 it('starts and resets with many seeded records on a slow Redis, under a store timeout each command meets', async () => {

@@ -27,31 +27,17 @@ vi.mock('../../src/model/store.ts', async (original) => ({
 let meanwhile: (() => Promise<unknown>) | undefined
 let outrun: (answer: unknown) => void = () => {}
 vi.mock('@redis/client', async (original) => {
-  const redis = await original<typeof import('@redis/client')>()
-  const createClient = ((...args: Parameters<typeof redis.createClient>) => {
-    const client = redis.createClient(...args)
-    for (const name of ['evalSha', 'eval'] as const) {
-      const send = client[name].bind(client) as (
-        script: string,
-        options: { arguments: string[] },
-      ) => Promise<unknown>
-      Object.assign(client, {
-        [name]: async (script: string, options: { arguments: string[] }) => {
-          const run = meanwhile
-          if (!run || !options.arguments[1]?.startsWith('{"state":'))
-            return send(script, options)
-          meanwhile = undefined
-          await run()
-          const answer = await send(script, options).catch((e: Error) => e)
-          outrun(answer)
-          if (answer instanceof Error) throw answer
-          return answer
-        },
-      })
-    }
-    return client
-  }) as typeof redis.createClient
-  return { ...redis, createClient }
+  const { aroundScripts } = await import('../_around-scripts.ts')
+  return aroundScripts(await original(), async (send, [, options]) => {
+    const run = meanwhile
+    if (!run || !options.arguments[1]?.startsWith('{"state":')) return send()
+    meanwhile = undefined
+    await run()
+    const answer = await send().catch((error: Error) => error)
+    outrun(answer)
+    if (answer instanceof Error) throw answer
+    return answer
+  })
 })
 
 const sum = (calls: Record<string, number>): number =>
