@@ -1,8 +1,23 @@
 // The sandbox's error codes and how a problem is rendered (RFC 9457), below
 // everything that throws or configures them.
-// srvx's FastResponse is the platform's Response, or on Node a lazy one
-// that the server writes without building a web stream.
 import { FastResponse } from 'srvx'
+
+/**
+ * The class the sandbox's answers are built with: srvx's FastResponse (the
+ * platform's Response, or on Node a lazy one that the server writes
+ * without building a web stream), unless the global Response is not the
+ * class it builds on: in a DOM emulation (Vitest's happy-dom), whose
+ * Response derives from a base that cannot be built alone, every answer
+ * failed to be built and every request hung. Then the global Response.
+ *
+ * @example
+ * new Answer('{}', { status: 200, headers: { 'content-type': 'application/json' } })
+ */
+export const Answer: typeof Response =
+  (globalThis as Record<symbol, unknown>)[Symbol.for('srvx.nativeResponse')] ===
+  Response
+    ? FastResponse
+    : Response
 /**
  * Every code the sandbox can answer with, its status and its title: what
  * an answer needs. What each means and how to trigger it are in
@@ -114,7 +129,7 @@ export const PROBLEM_TYPE_BASE = 'https://customer-token-sandbox.dev/problems/'
  * const response = problemJson(problem) // Content-Type: application/problem+json
  */
 export const problemJson: ErrorFormatter = (problem) =>
-  new FastResponse(JSON.stringify(problem), {
+  new Answer(JSON.stringify(problem), {
     status: problem.status,
     statusText: STATUS_TEXT[problem.status] ?? '',
     headers: { 'content-type': 'application/problem+json' },

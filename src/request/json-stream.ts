@@ -1,5 +1,5 @@
 // Large admin answers written in paced slices as the client reads them.
-import { FastResponse } from 'srvx'
+import { Answer } from '../model/problems.ts'
 import { STATUS_TEXT } from './errors.ts'
 
 /**
@@ -253,7 +253,7 @@ export function streamJson(
     // @note Nothing is made ahead of what the client takes.
     { highWaterMark: 0 },
   )
-  return new FastResponse(body, {
+  return new Answer(body, {
     status,
     statusText: STATUS_TEXT[status] ?? '',
     headers: { 'content-type': 'application/json', ...headers },

@@ -1,7 +1,5 @@
 // An operation's way through the contract's order of checks, to its handler and its stored answer.
-// srvx's FastResponse is the platform's Response, or on Node a lazy one
-// that the server writes without building a web stream.
-import { FastResponse } from 'srvx'
+import { Answer } from '../model/problems.ts'
 import { authenticate, REALM, requireScope, type Principal } from './auth.ts'
 import {
   inTurn,
@@ -70,7 +68,7 @@ export function json(
   body: unknown,
   headers?: Record<string, string>,
 ): Response {
-  return new FastResponse(JSON.stringify(body), {
+  return new Answer(JSON.stringify(body), {
     status,
     statusText: STATUS_TEXT[status] ?? '',
     headers: { 'content-type': 'application/json', ...headers },
@@ -671,7 +669,7 @@ function respond(
   answer: StoredResponse,
   extra: [string, string][] = [],
 ): Response {
-  state.answer = new FastResponse(answer.body, {
+  state.answer = new Answer(answer.body, {
     status: answer.status,
     statusText: STATUS_TEXT[answer.status] ?? '',
     headers: [...answer.headers, ...extra, ...state.headers],

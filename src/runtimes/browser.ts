@@ -223,7 +223,7 @@ async function startOne(
 }
 
 const WORKER_HINT =
-  "Serve msw's mockServiceWorker.js at that URL: copy it into the folder your server serves as the site's root with `npx msw init <folder>` (`npx msw init public` for Vite), or add sandbox() from customer-token-sandbox/vite to the Vite config, which serves it; or pass serviceWorker: { url } where it is served."
+  "Serve msw's mockServiceWorker.js at that URL: copy it into your site's root folder with `npx msw init <folder>` (`npx msw init public` for Vite), or add sandbox() from customer-token-sandbox/vite to the Vite config, which serves it; or pass serviceWorker: { url } where it is served."
 
 /** What went wrong, from msw's message without its own advice. */
 function reason(message: string): string {
