@@ -86,7 +86,12 @@ export interface SandboxCore {
    * sandbox does not serve gets a `404 not_found` problem. Takes what
    * `fetch` takes: a `Request`, or a URL and its init. As `fetch` does, it
    * rejects with the signal's reason a request whose signal is aborted
-   * already, which is then never answered nor stored.
+   * already, which is then never answered nor stored. Unlike `fetch`, it
+   * answers a network error (a `networkError` scenario, a request a reset
+   * dropped) with `Response.error()` (status 0, type `'error'`), which the
+   * handlers turn into a rejected `fetch`, and a signal aborted once the
+   * call began does not stop it: wrapped as an app's `fetch`, check
+   * `response.type === 'error'`.
    * @example await sandbox.fetch(new Request('http://localhost/__sandbox/health'))
    * @example await sandbox.fetch('http://localhost/__sandbox/health')
    */
