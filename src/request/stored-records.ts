@@ -23,7 +23,7 @@ interface CountedAccount {
  * another id). A read that showed it would show a record no call was
  * answered 201 for, which then vanishes. A state's accounts count the
  * records as listed. Without a durable store, `lists` as they are, with no
- * wait.
+ * wait (and the reading code stays out of a page that has none).
  *
  * @example
  * const data = await storedOnly(ctx, sandbox.dump())
@@ -34,39 +34,5 @@ export async function storedOnly<T extends CreatedLists>(
   lists: T,
 ): Promise<T> {
   if (!ctx.storage) return lists
-  // A reset meanwhile renews ctx.db; a write takes its record back from its own.
-  const { db } = ctx
-  // @note A call's record is in memory a few microtasks before its write
-  // is under way: a macrotask later, the write of each one read is.
-  await new Promise((resolve) => setTimeout(resolve, 0))
-  await Promise.allSettled(ctx.writesUnderWay ?? [])
-  const customers = lists.customers.filter((r) => db.customerById(r.id))
-  const tokens = lists.tokens.filter((r) => db.tokenById(r.id))
-  // @note A state's accounts count their records as listed, whether or not
-  // one was taken back: an account counts a record from the moment its
-  // create (its own, or another replica's being applied) checks it in,
-  // before the list holds it, and a read in between counted a customer it
-  // did not list.
-  const customerCounts = countBy(customers)
-  const tokenCounts = countBy(tokens)
-  const accounts = lists.accounts?.map((account) =>
-    'customer_count' in account
-      ? {
-          ...account,
-          customer_count: customerCounts.get(account.id) ?? 0,
-          token_count: tokenCounts.get(account.id) ?? 0,
-        }
-      : account,
-  )
-  return { ...lists, customers, tokens, ...(accounts && { accounts }) }
-}
-
-/** How many of `records` each account holds. */
-function countBy(
-  records: readonly { account_id: string }[],
-): Map<string, number> {
-  const counts = new Map<string, number>()
-  for (const { account_id } of records)
-    counts.set(account_id, (counts.get(account_id) ?? 0) + 1)
-  return counts
+  return (await import('./stored-lists.ts')).storedLists(ctx, lists)
 }
