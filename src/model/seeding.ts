@@ -109,6 +109,7 @@ export async function seedDefaultData(
     for (const customer of seedCustomers(
       faker,
       account.customers ?? options.customersPerAccount,
+      options,
     )) {
       pending.push(
         db.insertCustomer({
