@@ -80,6 +80,14 @@ export async function chooseMode(
   if (asked === 'page')
     return answered ? { kind: 'page', server: origin } : { kind: 'page' }
   if (answered) return { kind: 'server', origin, server: origin }
+  // @note A server that runs and refuses this page's origin (CORS) fails
+  // the check as one that does not run: the page cannot tell them apart.
+  if (named !== null && origin !== url.origin) {
+    return {
+      kind: 'page',
+      note: `No sandbox server answers ${origin}/__sandbox/health to this page, so the sandbox runs in it. Start the server (npx customer-token-sandbox), or, if it runs, let this page's origin use its admin surface: --admin-origins ${url.origin}.`,
+    }
+  }
   return {
     kind: 'page',
     note: `No sandbox server answers ${origin}/__sandbox/health (a static host or Vite's dev server), so the sandbox runs in this page; add ?server=http://127.0.0.1:4100 to show a running server instead.`,

@@ -64,6 +64,19 @@ describe('chooseMode', () => {
     ).toMatchObject({ kind: 'server', origin: 'http://127.0.0.1:4100' })
     expect(asked).toEqual(['http://127.0.0.1:4100/__sandbox/health'])
 
+    // Found by using the playground from another origin: a named server
+    // that refused the page (CORS) was told to add the ?server= it had.
+    const refused = await chooseMode(
+      'https://app.example.test/?server=http://127.0.0.1:4177',
+      offline,
+    )
+    expect(refused).toMatchObject({ kind: 'page' })
+    expect(refused.note).toContain(
+      'No sandbox server answers http://127.0.0.1:4177/__sandbox/health to this page',
+    )
+    expect(refused.note).toContain('--admin-origins https://app.example.test')
+    expect(refused.note).not.toContain('add ?server=')
+
     const mode = await chooseMode('http://localhost:5173/?server=4100', server)
     expect(mode).toMatchObject({ kind: 'page' })
     expect(mode.note).toContain('"4100" is not a URL')
