@@ -230,6 +230,7 @@ export interface SandboxOptions {
   adminToken?: string
   /**
    * Called after every API request with its journal entry: for logging.
+   * One that throws is said on stderr, and the request answered all the same.
    * @default undefined
    * @example createSandbox({ onRequest: (entry) => console.log(entry.method, entry.path, entry.status) })
    */

@@ -445,5 +445,12 @@ function record(
     ctx.journal.record(entry)
     ctx.storage?.journal?.append(entry)
   }
-  ctx.options.onRequest?.(entry)
+  // @note The user's logger failing is not the request's failure: answered
+  // with it, a create stored and then rejected reads as lost, and a retry
+  // makes it twice.
+  try {
+    ctx.options.onRequest?.(entry)
+  } catch (error) {
+    reportUnexpected(error, entry.request_id)
+  }
 }

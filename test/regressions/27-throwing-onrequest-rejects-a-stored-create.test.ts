@@ -1,0 +1,33 @@
+import { expect, it, vi } from 'vitest'
+import { DEMO_KEY_ONE } from '../../fixtures/demo-keys.ts'
+import { createSandbox } from '../../src/index.ts'
+
+// Found by using the sandbox as a consumer does: a logger passed as
+// `onRequest` that threw made `sandbox.fetch` reject (and msw's handler
+// fail), though the customer was stored and the journal said 201: the
+// caller saw a failure, and a retry created the customer twice. The
+// sandbox now says on stderr that the logger failed and answers.
+
+it('answers a create whose onRequest logger throws, and stores it once', async () => {
+  const said = vi.spyOn(console, 'error').mockImplementation(() => {})
+  const sandbox = createSandbox({
+    seed: 1,
+    customersPerAccount: 0,
+    onRequest: () => {
+      throw new Error('the log is full')
+    },
+  })
+  const created = await sandbox.fetch('https://api.example.test/v1/customers', {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${DEMO_KEY_ONE}`,
+      'content-type': 'application/json',
+    },
+    body: JSON.stringify({ name: 'Ada', email: 'ada@example.com' }),
+  })
+  expect(created.status).toBe(201)
+  expect(sandbox.customers.list().map((c) => c.name)).toEqual(['Ada'])
+  expect(sandbox.journal.list()[0]).toMatchObject({ status: 201 })
+  expect(said).toHaveBeenCalledWith(expect.stringContaining('the log is full'))
+  said.mockRestore()
+})
