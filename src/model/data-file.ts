@@ -955,6 +955,10 @@ export async function openDataFileLog(
   // Whether the file may lag behind memory (a failed snapshot, a failed
   // truncation): the next write is then a whole snapshot, not a line.
   let stale = false
+  // Whether a snapshot is due (past MAX_CHANGES_BETWEEN_STATES admin
+  // lines) though the file holds what memory does: one that does not fit
+  // leaves the lines to be appended.
+  let due = false
   const queue: Pending[] = []
   let running: Promise<void> | undefined
   // Admin changes appended since the last snapshot.
@@ -994,6 +998,7 @@ export async function openDataFileLog(
     const snapshotAt = Date.now()
     const data = source.dump()
     stale = true
+    due = false
     changes = 0
     const bytes = await writeSnapshot(path, data)
     // @note The old handle points at the file the rename replaced: closed
@@ -1053,10 +1058,39 @@ export async function openDataFileLog(
     for (const entry of batch) entry.reject(error)
   }
 
+  /** Appends the lines of `batch`, synced: all of them, or none. */
+  const appendLines = async (batch: Pending[]): Promise<void> => {
+    const buffer = Buffer.concat(batch.map((entry) => entry.line!))
+    try {
+      await writeAll(handle!, buffer)
+      await handle!.datasync()
+    } catch (error) {
+      // @note Never leave half a line behind: the next append would
+      // glue onto it and make the file unreadable.
+      await handle!.truncate(size).catch(() => {
+        stale = true
+      })
+      throw error
+    }
+    size += buffer.length
+    // @note Checked again once stored: a file replaced meanwhile got
+    // these lines, which no restart reads. They are refused, and were
+    // the file put back, a snapshot would replace it, without them.
+    await checkFile(false).catch((error: Error) => {
+      stale = true
+      throw error
+    })
+    // @note Admin lines add nothing to the data, so they alone do not
+    // grow the file without end: past a bound, the next write is a
+    // snapshot that holds them.
+    changes += batch.filter((entry) => entry.kept).length
+    if (changes >= MAX_CHANGES_BETWEEN_STATES) due = true
+  }
+
   const drain = async (): Promise<void> => {
     while (queue.length > 0) {
       const wholeNow = () =>
-        stale || queue.some((entry) => entry.line === undefined)
+        stale || due || queue.some((entry) => entry.line === undefined)
       try {
         // @note Checked before the batch is taken, not between it and a
         // snapshot's dump: a create that lands while the file is checked
@@ -1075,36 +1109,28 @@ export async function openDataFileLog(
       // create whose line is not queued yet, in the file twice, which
       // readDataFile keeps once.
       const batch = queue.splice(0)
+      // Only due: the file holds what memory does, and the batch its lines.
+      const onlyDue = !stale && batch.every((entry) => entry.line !== undefined)
       try {
         if (whole) {
           // The snapshot holds the batch's records too.
-          await compact()
-        } else {
-          const buffer = Buffer.concat(batch.map((entry) => entry.line!))
-          try {
-            await writeAll(handle!, buffer)
-            await handle!.datasync()
-          } catch (error) {
-            // @note Never leave half a line behind: the next append would
-            // glue onto it and make the file unreadable.
-            await handle!.truncate(size).catch(() => {
-              stale = true
-            })
-            throw error
-          }
-          size += buffer.length
-          // @note Checked again once stored: a file replaced meanwhile got
-          // these lines, which no restart reads. They are refused, and were
-          // the file put back, a snapshot would replace it, without them.
-          await checkFile(false).catch((error: Error) => {
-            stale = true
-            throw error
+          await compact().catch(async (error: NodeJS.ErrnoException) => {
+            // @note A snapshot that did not fit (written aside, then
+            // renamed) left the file whole and this log's handle on it: the
+            // lines go on, where every write had waited for room for a
+            // whole snapshot (about the file's size), free space or not.
+            // The next is tried after as many admin lines again.
+            if (
+              !onlyDue ||
+              handle === undefined ||
+              !OUT_OF_SPACE.has(error.code ?? '')
+            )
+              throw error
+            stale = false
+            await appendLines(batch)
           })
-          // @note Admin lines add nothing to the data, so they alone do not
-          // grow the file without end: past a bound, the next write is a
-          // snapshot that holds them.
-          changes += batch.filter((entry) => entry.kept).length
-          if (changes >= MAX_CHANGES_BETWEEN_STATES) stale = true
+        } else {
+          await appendLines(batch)
         }
       } catch (error) {
         fail(batch, error as Error)
