@@ -22,6 +22,7 @@ export type Misbehaviour =
   | { kind: 'silent' }
   | { kind: 'stalled-body' }
   | { kind: 'html' }
+  | { kind: 'deep'; levels: number }
   | { kind: 'reset' }
   | { kind: 'server-error' }
   | { kind: 'encoded'; encoding: string }
@@ -162,6 +163,12 @@ export async function createMisbehaving(
         case 'silent':
           // @note Never answers: close() drops the connection.
           return
+        case 'deep':
+          // Valid JSON, arrays in arrays: small on the wire, huge parsed.
+          res.writeHead(201, { 'content-type': 'application/json' })
+          return void res.end(
+            `${'['.repeat(how.levels)}${']'.repeat(how.levels)}`,
+          )
         case 'html':
           res.writeHead(200, { 'content-type': 'text/html' })
           return void res.end('<html><body>Welcome to nginx!</body></html>')

@@ -179,3 +179,40 @@ export function explainWriteError(error: unknown): string {
     ? `${sentence[code] ?? 'the write failed'} (${code})`
     : (error as Error).message
 }
+
+/** How deep `readJson` reads nested arrays and objects: far past any answer of the API. */
+export const MAX_JSON_DEPTH = 64
+
+/**
+ * `text` parsed as JSON, unless it is not JSON or nests arrays and objects
+ * deeper than `MAX_JSON_DEPTH` (`unread` says which). @note A reply within
+ * `--max-body` of `[[[[…]]]]` parsed into millions of arrays, hundreds of
+ * MB each: a few of them ran a verify out of memory.
+ *
+ * @example
+ * readJson('{"id":"cus_1"}') // { json: { id: 'cus_1' } }
+ * readJson('['.repeat(100) + ']'.repeat(100)) // { json: undefined, unread: 'nested deeper than 64 levels' }
+ */
+export function readJson(text: string): { json: unknown; unread?: string } {
+  let depth = 0
+  let inString = false
+  for (let at = 0; at < text.length; at++) {
+    const code = text.charCodeAt(at)
+    if (inString) {
+      if (code === 0x5c) at++
+      else if (code === 0x22) inString = false
+    } else if (code === 0x22) inString = true
+    else if (code === 0x5b || code === 0x7b) {
+      if (++depth > MAX_JSON_DEPTH)
+        return {
+          json: undefined,
+          unread: `nested deeper than ${MAX_JSON_DEPTH} levels`,
+        }
+    } else if (code === 0x5d || code === 0x7d) depth--
+  }
+  try {
+    return { json: JSON.parse(text) }
+  } catch {
+    return { json: undefined }
+  }
+}

@@ -12,6 +12,7 @@ import {
   explainWriteError,
   formatBytes,
   isDecoded,
+  readJson,
 } from './bounded-body.ts'
 import {
   RECORDING_FORMAT,
@@ -107,17 +108,14 @@ function maskBody(
   keep: Set<string> | undefined,
 ): string {
   let out = text
-  try {
-    const json = JSON.parse(text) as Record<string, unknown>
-    if (json && typeof json === 'object' && typeof json.token === 'string') {
-      if (keep) keep.add(json.token)
-      else {
-        secrets.add(json.token)
-        out = JSON.stringify({ ...json, token: maskSecret(json.token) })
-      }
+  // Not JSON (or too deeply nested): only the known secrets are masked.
+  const json = readJson(text).json as Record<string, unknown> | undefined
+  if (json && typeof json === 'object' && typeof json.token === 'string') {
+    if (keep) keep.add(json.token)
+    else {
+      secrets.add(json.token)
+      out = JSON.stringify({ ...json, token: maskSecret(json.token) })
     }
-  } catch {
-    // Not JSON: only the known secrets are masked below.
   }
   return maskKnown(out, secrets)
 }

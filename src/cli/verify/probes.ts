@@ -106,7 +106,7 @@ async function send(
   if (response.json === undefined && response.text.trim() !== '') {
     const type = response.headers['content-type'] ?? 'no Content-Type'
     throw new ProbeStopped(
-      `the service answered ${response.status} with ${type.split(';')[0]}, not JSON, to "${request.purpose}"`,
+      `the service answered ${response.status} with ${type.split(';')[0]}, ${response.unread ? `${response.unread}, which verify does not read` : 'not JSON'}, to "${request.purpose}"`,
       'network',
     )
   }

@@ -8,6 +8,7 @@ import {
   explainNetworkError,
   isDecoded,
   readBounded,
+  readJson,
 } from '../bounded-body.ts'
 
 /** The only two operations `verify` ever calls. */
@@ -39,6 +40,8 @@ export interface ProbeResponse {
   text: string
   /** The body parsed as JSON, or undefined when it is not JSON. */
   json: unknown
+  /** Why a body that may be JSON was not read as JSON (`readJson`). */
+  unread?: string
 }
 
 /** A request the budget, the user or the network stopped: the row becomes `unknown`. */
@@ -341,13 +344,14 @@ export function createProber(options: ProberOptions): Prober {
       response.headers.forEach((value, name) => {
         responseHeaders[name] = value
       })
-      let json: unknown
-      try {
-        json = JSON.parse(text)
-      } catch {
-        json = undefined
+      const { json, unread } = readJson(text)
+      return {
+        status: response.status,
+        headers: responseHeaders,
+        text,
+        json,
+        ...(unread && { unread }),
       }
-      return { status: response.status, headers: responseHeaders, text, json }
     },
   }
 }
