@@ -1,6 +1,19 @@
 // The reads of `storedOnly` (stored-records.ts) with a durable store: loaded with the first.
 import type { SandboxContext } from './context.ts'
-import type { CreatedLists } from './stored-records.ts'
+
+/** The record lists that API calls create, as any read gives them: by id. */
+export interface CreatedLists {
+  customers: readonly { id: string; account_id: string }[]
+  tokens: readonly { id: string; account_id: string }[]
+  /** A state's accounts, which count their records (`customer_count`). */
+  accounts?: readonly ({ id: string } | CountedAccount)[]
+}
+
+interface CountedAccount {
+  id: string
+  customer_count: number
+  token_count: number
+}
 
 /**
  * `storedOnly` with a durable store: `lists` once the writes under way of

@@ -1,19 +1,6 @@
 // Reads of the records that a durable store holds, not those it may still refuse.
 import type { SandboxContext } from './context.ts'
-
-/** The record lists that API calls create, as any read gives them: by id. */
-export interface CreatedLists {
-  customers: readonly { id: string; account_id: string }[]
-  tokens: readonly { id: string; account_id: string }[]
-  /** A state's accounts, which count their records (`customer_count`). */
-  accounts?: readonly ({ id: string } | CountedAccount)[]
-}
-
-interface CountedAccount {
-  id: string
-  customer_count: number
-  token_count: number
-}
+import type { CreatedLists } from './stored-lists.ts'
 
 /**
  * `lists`, read from memory now, without the records whose writes the
