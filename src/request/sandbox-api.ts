@@ -90,10 +90,9 @@ export async function runSandboxCall(
   // @note Read whole before the change is decided, its failure kept for
   // the resolver: a replica of a fleet applies nothing of the others'
   // while a change is decided and stored, which a body sent slowly would
-  // hold for as long. @note Asked of the method, not of `request.body`:
-  // on node:http, srvx builds a web stream over the socket for that
-  // getter, which, never read, paused the socket under the bytes read
-  // beside it, and a body past 16 KiB never came whole.
+  // hold for as long. Asked of the method, which needs no stream: a body
+  // that is not there reads as empty. (`request.body` is safe too: on the
+  // server it is a stream over this same read, src/runtimes/node.ts.)
   if (request.method !== 'GET' && request.method !== 'HEAD')
     await readText().catch(() => {})
   const { runStored } = await import('./stored-change.ts')

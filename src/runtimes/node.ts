@@ -561,14 +561,18 @@ export async function createSandboxServer(
 /**
  * srvx's request over node:http, whose body the sandbox reads once as bytes
  * straight from node's stream, with a running limit: no web stream and no
- * native `Request` is built on the way.
+ * native `Request` is built on the way. Every way to read the body shares
+ * that one read, `body` too: srvx's own getter builds a web stream over the
+ * socket, which, unread beside a read of the bytes, paused the socket once
+ * its queue was full, and that read never ended.
  */
 class ServerRequest extends NodeRequest {
   readonly #req: IncomingMessage
   readonly #maxBytes: number
   readonly #res: ServerResponse
   #awaitingContinue: boolean
-  #read = false
+  #used = false
+  #body: ReadableStream<Uint8Array<ArrayBuffer>> | undefined
 
   constructor(
     context: { req: IncomingMessage; res: ServerResponse },
@@ -582,19 +586,21 @@ class ServerRequest extends NodeRequest {
     this.#awaitingContinue = awaitingContinue
   }
 
+  get #hasBody(): boolean {
+    return this.method !== 'GET' && this.method !== 'HEAD'
+  }
+
   /** The body's bytes as node read them: no copy. */
   override bytes(): Promise<Uint8Array<ArrayBuffer>> {
-    if (this.#read) {
+    if (!this.#hasBody) return Promise.resolve(new Uint8Array(0))
+    if (this.#used) {
       return Promise.reject(
         new TypeError('Body is unusable: it was read already.'),
       )
     }
-    this.#read = true
+    this.#used = true
     const req = this.#req
     const maxBytes = this.#maxBytes
-    if (this.method === 'GET' || this.method === 'HEAD') {
-      return Promise.resolve(new Uint8Array(0))
-    }
     // The client sends the body once told to: the checks before passed.
     if (this.#awaitingContinue) {
       this.#awaitingContinue = false
@@ -630,7 +636,52 @@ class ServerRequest extends NodeRequest {
       bytes.byteOffset + bytes.byteLength,
     )
   }
+
+  // @note Through bytes(): srvx's own would read the socket a second time
+  // beside it, and skip the limit and the `100 Continue`.
+  override async text(): Promise<string> {
+    return UTF8.decode(await this.bytes())
+  }
+
+  override async json(): Promise<unknown> {
+    return JSON.parse(await this.text()) as unknown
+  }
+
+  /**
+   * A stream over {@link bytes}: it reads nothing until read, then gives
+   * the whole body as one chunk, or the read's error.
+   */
+  override get body(): ReadableStream<Uint8Array<ArrayBuffer>> | null {
+    if (!this.#hasBody) return null
+    this.#body ??= new ReadableStream(
+      {
+        pull: async (controller) => {
+          try {
+            const bytes = await this.bytes()
+            if (bytes.byteLength > 0) controller.enqueue(bytes)
+            controller.close()
+          } catch (error) {
+            controller.error(error)
+          }
+        },
+        cancel: () => {
+          this.#used = true
+        },
+      },
+      // @note Not pulled before it is read: asking whether there is a body
+      // neither reads it nor sends a `100 Continue`.
+      { highWaterMark: 0 },
+    )
+    return this.#body
+  }
+
+  override get bodyUsed(): boolean {
+    return this.#used
+  }
 }
+
+// As a web Request's text(): a leading BOM dropped, bad UTF-8 read as U+FFFD.
+const UTF8 = new TextDecoder()
 
 /**
  * Calls `cut` once if the client goes away before the whole body has come:
