@@ -14,6 +14,7 @@ import {
 } from '../src/runtimes/node.ts'
 import { main } from '../src/cli/cli.ts'
 import { startRedis } from './_redis.ts'
+import { postCustomer } from './_requests.ts'
 import {
   checkRunsOnStoreUnderTest,
   spawnCli,
@@ -214,32 +215,7 @@ export const createFiller = (url: string, n: number): Promise<Response> =>
 export const createNamed = (url: string, name: string): Promise<Response> =>
   postCustomer(url, { name, email: `${name}@example.com` })
 
-/**
- * POSTs `body` as JSON to `/v1/customers` on the server at `url` with the
- * demo key, whatever it holds (an invalid body too), with `headers` beside
- * (an `Idempotency-Key`) and a `signal` to give up by.
- *
- * @example
- * expect((await postCustomer(recorder.url, { name: '' })).status).toBe(422)
- */
-export const postCustomer = (
-  url: string,
-  body: unknown,
-  {
-    headers = {},
-    signal,
-  }: { headers?: Record<string, string>; signal?: AbortSignal } = {},
-): Promise<Response> =>
-  fetch(`${url}/v1/customers`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${DEMO_KEY_ONE}`,
-      'content-type': 'application/json',
-      ...headers,
-    },
-    body: JSON.stringify(body),
-    ...(signal && { signal }),
-  })
+export { postCustomer } from './_requests.ts'
 
 /**
  * POSTs `body` as JSON to `path` on the server at `url`, with `key` as

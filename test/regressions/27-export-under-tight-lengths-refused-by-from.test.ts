@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest'
-import { DEMO_KEY_ONE } from '../../fixtures/demo-keys.ts'
 import { createSandbox } from '../../src/index.ts'
 import type { SandboxOptions } from '../../src/options.ts'
+import { postCustomer } from '../_requests.ts'
 
 // Found by using the sandbox as a consumer does: the seed made names and
 // emails as faker gave them, whatever `nameLength` and `emailMaxLength`
@@ -33,16 +33,10 @@ it.each<[string, SandboxOptions]>([
       customers.length,
     )
     for (const { name, email } of customers.slice(0, 40)) {
-      const created = await sandbox.fetch(
-        'https://api.example.test/v1/customers',
-        {
-          method: 'POST',
-          headers: {
-            authorization: `Bearer ${DEMO_KEY_ONE}`,
-            'content-type': 'application/json',
-          },
-          body: JSON.stringify({ name, email }),
-        },
+      const created = await postCustomer(
+        'https://api.example.test',
+        { name, email },
+        { fetch: sandbox.fetch },
       )
       expect(created.status, await created.clone().text()).toBe(201)
     }

@@ -3,6 +3,7 @@ import { setupServer } from 'msw/node'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { DEMO_KEY_ONE } from '../../fixtures/demo-keys.ts'
 import { createSandbox } from '../../src/index.ts'
+import { postCustomer } from '../_requests.ts'
 
 // Found by using the sandbox as its consumers do: in Vitest's happy-dom
 // environment (a common one for front-end tests), every request through
@@ -19,14 +20,11 @@ afterAll(() => server.close())
 const create = (send: typeof fetch, key = DEMO_KEY_ONE) =>
   // @note On the page's own origin: msw 3 in happy-dom passes a
   // cross-origin fetch to the network, a handler of its own or not.
-  send(`${location.origin}/v1/customers`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${key}`,
-      'content-type': 'application/json',
-    },
-    body: JSON.stringify({ name: 'Ada', email: 'ada@example.com' }),
-  })
+  postCustomer(
+    location.origin,
+    { name: 'Ada', email: 'ada@example.com' },
+    { fetch: send, headers: { authorization: `Bearer ${key}` } },
+  )
 
 it.each([
   // @note Looked up at the call: msw patches the global fetch in listen().

@@ -1,6 +1,6 @@
 import { expect, it, vi } from 'vitest'
-import { DEMO_KEY_ONE } from '../../fixtures/demo-keys.ts'
 import { createSandbox } from '../../src/index.ts'
+import { postCustomer } from '../_requests.ts'
 
 // Found by using the sandbox as a consumer does: a logger passed as
 // `onRequest` that threw made `sandbox.fetch` reject (and msw's handler
@@ -17,14 +17,11 @@ it('answers a create whose onRequest logger throws, and stores it once', async (
       throw new Error('the log is full')
     },
   })
-  const created = await sandbox.fetch('https://api.example.test/v1/customers', {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${DEMO_KEY_ONE}`,
-      'content-type': 'application/json',
-    },
-    body: JSON.stringify({ name: 'Ada', email: 'ada@example.com' }),
-  })
+  const created = await postCustomer(
+    'https://api.example.test',
+    { name: 'Ada', email: 'ada@example.com' },
+    { fetch: sandbox.fetch },
+  )
   expect(created.status).toBe(201)
   expect(sandbox.customers.list().map((c) => c.name)).toEqual(['Ada'])
   expect(sandbox.journal.list()[0]).toMatchObject({ status: 201 })
