@@ -10,8 +10,6 @@ export const DEFAULT_WORKER_URL = '/mockServiceWorker.js'
 /** The localStorage key of `persist: true`. */
 export const DEFAULT_STORAGE_KEY = 'customer-token-sandbox'
 
-const PREFIX = '[customer-token-sandbox]'
-
 /** Options of `startSandboxWorker()`: the sandbox's own, plus the worker's. */
 export interface StartSandboxWorkerOptions extends SandboxOptions {
   /**
@@ -121,9 +119,7 @@ async function startOne(
     // @note Service workers and crypto.randomUUID (which @msw/data's
     // records need) exist in secure contexts only: `vite --host` opened
     // from another machine by its address failed on randomUUID.
-    throw new Error(
-      `${PREFIX} The sandbox cannot run at ${location.origin}: browsers give service workers only to secure pages, those served over https or from localhost (127.0.0.1, [::1]). Open the app at http://localhost, or serve it over https (for Vite, server.https with a certificate, as @vitejs/plugin-basic-ssl makes).`,
-    )
+    throw (await import('./worker-errors.ts')).insecurePage()
   }
   const {
     persist = false,
@@ -188,17 +184,18 @@ async function startOne(
   } catch (error) {
     // @note A dev server that answers a missing file with the app's page
     // makes msw report a MIME type, with no word of the worker script.
-    throw new Error(
-      `${PREFIX} The service worker did not start from ${new URL(scriptUrl, location.href).href}: ${reason((error as Error).message)} ${WORKER_HINT}`,
-      { cause: error },
+    throw (await import('./worker-errors.ts')).workerNotStarted(
+      scriptUrl,
+      error,
     )
   }
   if (registration && !location.href.startsWith(registration.scope)) {
     // @note msw only warns, and not at all when quiet: every request would
     // then go to the network with nothing said.
     await worker.stop()
-    throw new Error(
-      `${PREFIX} The service worker at ${new URL(scriptUrl, location.href).href} controls ${registration.scope} only, and this page (${location.href}) is outside it, so the sandbox would answer nothing here. Serve mockServiceWorker.js from a folder that contains the page (the site's root: \`npx msw init public\`), or serve it with the header "Service-Worker-Allowed: /" and pass serviceWorker: { url, options: { scope: '/' } }.`,
+    throw (await import('./worker-errors.ts')).pageOutOfScope(
+      scriptUrl,
+      registration.scope,
     )
   }
   persistence?.listen(whenIdle)
@@ -220,17 +217,4 @@ async function startOne(
       await worker.stop()
     },
   })
-}
-
-const WORKER_HINT =
-  "Serve msw's mockServiceWorker.js at that URL: copy it into your site's root folder with `npx msw init <folder>` (`npx msw init public` for Vite), or add sandbox() from customer-token-sandbox/vite to the Vite config, which serves it; or pass serviceWorker: { url } where it is served."
-
-/** What went wrong, from msw's message without its own advice. */
-function reason(message: string): string {
-  const browser = /with script \(.*?\): (.*)/.exec(message)
-  if (browser) return browser[1]!.trim()
-  return message
-    .replace(/^\[MSW\]\s*/, '')
-    .replace(/\s+/g, ' ')
-    .trim()
 }
