@@ -111,6 +111,7 @@ export const TEXT_PATTERN = `^[^${NOT_TEXT}]*$`
  *
  * @example
  * redactUrl('redis://app:secret@redis.internal:6379/0') // 'redis://app:***@redis.internal:6379/0'
+ * redactUrl('redis://') // 'redis://'
  */
 export function redactUrl(url: string): string {
   // @note The user's part ends at the last `@`: a password may hold `/`, `:`
@@ -123,7 +124,11 @@ export function redactUrl(url: string): string {
   const shown =
     colon === -1 ? url : `${scheme}${user.slice(0, colon)}:***${url.slice(at)}`
   try {
-    return new URL(shown).toString().replace(/\/$/, '')
+    const parsed = new URL(shown)
+    const text = parsed.toString()
+    // @note Only a path's trailing `/` after a host is dropped: with no host
+    // (`redis://`), the last `/` is the scheme's, and `redis:/` is no URL.
+    return parsed.host !== '' && text.endsWith('/') ? text.slice(0, -1) : text
   } catch {
     return shown
   }
