@@ -49,6 +49,16 @@ export const DEFAULTS = {
 export const MAX_DELAY_MS = 60_000
 
 /**
+ * The highest `maxBodyBytes` (256 MiB). A body is read as one string, and a
+ * JavaScript engine makes none longer than its own bound: 2^29 - 24 UTF-16
+ * units in 64-bit V8 (Node, Chrome), more in Firefox and Safari. A UTF-8
+ * body of N bytes decodes to at most N units, so a body within this ceiling
+ * fits; in a runtime whose bound is lower still, a body it cannot make a
+ * string of is `413 payload_too_large` (src/request/validation.ts).
+ */
+export const MAX_BODY_BYTES = 268_435_456
+
+/**
  * The defaults of the standalone server's own options (`createSandboxServer`
  * and the CLI), beside the sandbox's in `DEFAULTS`: `--help` reads them. The
  * server draws ids and secrets from Web Crypto, so `deterministic` is off.

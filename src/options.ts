@@ -8,11 +8,12 @@ import type { JournalEntry } from './model/journal-entry.ts'
 import { SCOPE_PATTERN } from './model/schemas.ts'
 import { BEARER_CREDENTIAL } from './model/secrets.ts'
 import { DEFAULT_ACCOUNTS, type FixtureAccount } from '../fixtures/demo-keys.ts'
-import { DEFAULTS, MAX_DELAY_MS } from './defaults.ts'
+import { DEFAULTS, MAX_BODY_BYTES, MAX_DELAY_MS } from './defaults.ts'
 import {
   JS_NAMING,
   optionsRangeError,
   optionsTypeError,
+  showValue,
   type OptionNaming,
 } from './option-messages.ts'
 
@@ -184,7 +185,8 @@ export interface SandboxOptions {
    */
   errorFormat?: ErrorFormatter
   /**
-   * The largest request body accepted, in bytes; larger ones get `413`.
+   * The largest request body accepted, in bytes; larger ones get `413`. At
+   * most 268435456 (256 MiB): a body is read as one string.
    * @default 1048576
    * @example createSandbox({ maxBodyBytes: 64 * 1024 })
    */
@@ -364,7 +366,10 @@ export const OptionsSchema = z
         message: 'must be a function (problem) => Response',
       },
     ),
-    maxBodyBytes: positiveInt(),
+    maxBodyBytes: positiveInt().max(MAX_BODY_BYTES, {
+      error: (issue) =>
+        `must be at most ${MAX_BODY_BYTES} (256 MiB), not ${showValue(issue.input)}: a body is read as one string`,
+    }),
     clockAfterSet: z.enum(['frozen', 'running']),
     idempotency: z
       .object({

@@ -1,7 +1,7 @@
 // The flag table: every CLI flag, its option, its parser, its help and its env variable.
 import { readFile, stat } from 'node:fs/promises'
 import type { ParseArgsConfig } from 'node:util'
-import { DEFAULTS, SERVER_DEFAULTS } from '../defaults.ts'
+import { DEFAULTS, MAX_BODY_BYTES, SERVER_DEFAULTS } from '../defaults.ts'
 import type { SandboxServerOptions } from '../runtimes/node.ts'
 import type { OptionNaming } from '../option-messages.ts'
 import { readSessionFile, SessionFileError } from '../model/session-file.ts'
@@ -610,7 +610,7 @@ export const FLAG_TABLE = {
     flag: 'max-body-bytes',
     value: 'N',
     parse: int,
-    help: 'largest request body, in bytes',
+    help: `largest request body, in bytes, at most ${MAX_BODY_BYTES}`,
     default: DEFAULTS.maxBodyBytes,
     config: true,
   },

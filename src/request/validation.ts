@@ -125,11 +125,16 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true })
 function decode(bytes: Uint8Array): string {
   try {
     return UTF8.decode(bytes)
-  } catch {
-    throw new SandboxError(
-      'invalid_json',
-      'The request body is not valid UTF-8.',
-    )
+  } catch (error) {
+    // @note A fatal decoder throws a TypeError for bad UTF-8, and only then:
+    // anything else is a body too long to be one string in this runtime
+    // (Node's ERR_STRING_TOO_LONG, a browser's RangeError), not bad bytes.
+    throw error instanceof TypeError
+      ? new SandboxError('invalid_json', 'The request body is not valid UTF-8.')
+      : new SandboxError(
+          'payload_too_large',
+          `The request body (${bytes.byteLength} bytes) is too large to read as text in this runtime.`,
+        )
   }
 }
 
