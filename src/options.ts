@@ -180,6 +180,7 @@ export interface SandboxOptions {
   latency?: LatencyOptions | false
   /**
    * Renders every error. The default is RFC 9457 problem JSON.
+   * One that throws or returns no Response is said on stderr, and the error answered as problem JSON.
    * @default problemJson
    * @example createSandbox({ errorFormat: (p) => Response.json({ error: p.code }, { status: p.status }) })
    */

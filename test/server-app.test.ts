@@ -128,12 +128,14 @@ it('renders an edge refusal through errorFormat with the sandbox request id, and
 it('turns a failure in the answer into a 500 problem with a request id', async () => {
   const errors = vi.spyOn(console, 'error').mockImplementation(() => {})
   onTestFinished(() => errors.mockRestore())
-  const app = await startApp({
-    errorFormat: () => {
-      throw new Error('the error format failed')
-    },
+  const app = await startApp()
+  // A failure inside the sandbox, which no request caused. (A throwing
+  // errorFormat no longer makes one: the error it was rendering is answered
+  // as problem JSON.)
+  vi.spyOn(app.sandbox, 'assumptions').mockImplementation(() => {
+    throw new Error('the assumptions failed')
   })
-  const response = await app.fetch(request('/nowhere'))
+  const response = await app.fetch(request('/__sandbox/assumptions'))
   expect(response.status).toBe(500)
   const problem = (await response.json()) as {
     code: string

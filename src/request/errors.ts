@@ -2,6 +2,7 @@
 import {
   ERROR_CODES,
   PROBLEM_TYPE_BASE,
+  problemJson,
   type ErrorCode,
   type ErrorFormatter,
   type FieldError,
@@ -88,9 +89,27 @@ export class SandboxError extends Error {
     return problem
   }
 
-  /** Renders this error for one request, adding its own headers. */
+  /**
+   * Renders this error for one request, adding its own headers. A format
+   * that throws or returns no Response is said on stderr, and the problem
+   * answered as problem JSON.
+   */
   toResponse(requestId: string, format: ErrorFormatter): Response {
-    const response = format(this.toProblem(requestId))
+    const problem = this.toProblem(requestId)
+    let response: Response | undefined
+    // @note The format is the user's code: what it got wrong (a throw, a
+    // promise, nothing) is not the request's failure, and on a server it
+    // took the process down.
+    try {
+      response = format(problem)
+      if (!(response instanceof Response))
+        throw new TypeError(`errorFormat returned ${response}, not a Response`)
+    } catch (error) {
+      reportUnexpected(error, requestId)
+      // A promise that rejects later would stop a Node process.
+      Promise.resolve(response).catch(() => {})
+      response = problemJson(problem)
+    }
     for (const [name, value] of Object.entries(this.headers)) {
       response.headers.set(name, value)
     }

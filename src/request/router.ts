@@ -8,7 +8,7 @@ import type {
   SandboxContext,
 } from './context.ts'
 import { storageProblem } from './storage-problem.ts'
-import { problemJson, reportUnexpected, SandboxError } from './errors.ts'
+import { reportUnexpected, SandboxError } from './errors.ts'
 import type { JournalEntry } from './journal.ts'
 import { LimitReachedError, limitReached } from './limits.ts'
 import { clip } from './validation.ts'
@@ -213,18 +213,12 @@ export function createRouter(
     routes,
     answerError(error) {
       const requestId = ctx.nextId('request')
-      let response: Response
-      try {
-        response = renderError(ctx, { requestId, entry: { code: null } }, error)
-      } catch (formatError) {
-        // @note The error format is the user's code: when it throws, the
-        // answer is still a problem with the request id to report it by.
-        reportUnexpected(formatError, requestId)
-        response = new SandboxError(
-          'internal_error',
-          INTERNAL_DETAIL,
-        ).toResponse(requestId, problemJson)
-      }
+      // A format that fails is answered as problem JSON by toResponse.
+      const response = renderError(
+        ctx,
+        { requestId, entry: { code: null } },
+        error,
+      )
       response.headers.set('x-request-id', requestId)
       return response
     },

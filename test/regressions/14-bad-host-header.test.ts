@@ -154,14 +154,24 @@ it('survives every bad Host on a CLI server beyond loopback with an admin token,
   expect(cli.stderr()).not.toMatch(/\n\s+at /)
 })
 
+/**
+ * A server whose `GET /__sandbox/assumptions` fails inside the sandbox: an
+ * error no request caused. (A throwing `errorFormat` no longer makes one:
+ * the error it was rendering is answered as problem JSON; see
+ * 27-error-format-returning-no-response-stops-the-server.)
+ */
+async function startFailing() {
+  const server = await start()
+  vi.spyOn(server.sandbox, 'assumptions').mockImplementation(() => {
+    throw new Error('the assumptions failed')
+  })
+  return server
+}
+
 it('answers 500 with a request id and keeps serving when an answer cannot be built, with one line on stderr', async () => {
   const errors = vi.spyOn(console, 'error').mockImplementation(() => {})
-  const { url } = await start({
-    errorFormat: () => {
-      throw new Error('the error format failed')
-    },
-  })
-  const response = await fetch(`${url}/v1/customers`, { method: 'POST' })
+  const { url } = await startFailing()
+  const response = await fetch(`${url}/__sandbox/assumptions`)
   expect(response.status).toBe(500)
   const problem = await response.json()
   expect(problem.code).toBe('internal_error')
@@ -174,23 +184,17 @@ it('answers 500 with a request id and keeps serving when an answer cannot be bui
 
 it('prints the stack of an internal error only when SANDBOX_DEBUG=1 asks', async () => {
   const errors = vi.spyOn(console, 'error').mockImplementation(() => {})
-  const { url } = await start({
-    errorFormat: () => {
-      throw new Error('the error format failed')
-    },
-  })
+  const { url } = await startFailing()
   const before = process.env.SANDBOX_DEBUG
   process.env.SANDBOX_DEBUG = '1'
   try {
-    expect(
-      (await fetch(`${url}/v1/customers`, { method: 'POST' })).status,
-    ).toBe(500)
+    expect((await fetch(`${url}/__sandbox/assumptions`)).status).toBe(500)
   } finally {
     if (before === undefined) delete process.env.SANDBOX_DEBUG
     else process.env.SANDBOX_DEBUG = before
   }
   const printed = errors.mock.calls.map((call) => call.join(' ')).join('\n')
   expect(printed).toMatch(
-    /the error format failed\n\s*Error: the error format failed\n\s+at /,
+    /the assumptions failed\n\s*Error: the assumptions failed\n\s+at /,
   )
 })
