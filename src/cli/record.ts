@@ -303,16 +303,23 @@ export async function startRecorder(
     let responseHeaders: Record<string, string> = {}
     let responseBody: Buffer
     let note: string | undefined
+    // @note A timer of this exchange's own, not AbortSignal.timeout(): Node
+    // holds that signal weakly, and inside AbortSignal.any() a garbage
+    // collection before the deadline dropped it, so an answer that streamed
+    // on (collections come often then) was never cut.
+    const timeout = new AbortController()
+    let timer: NodeJS.Timeout | undefined
     try {
       body = await readBody(req)
+      timer = setTimeout(
+        () => timeout.abort(new DOMException('Timed out', 'TimeoutError')),
+        options.timeoutMs ?? 30_000,
+      )
       const answer = await fetch(`${base}${path}`, {
         method: req.method ?? 'GET',
         headers,
         ...(body.length > 0 && { body: new Uint8Array(body) }),
-        signal: AbortSignal.any([
-          AbortSignal.timeout(options.timeoutMs ?? 30_000),
-          stopping.signal,
-        ]),
+        signal: AbortSignal.any([timeout.signal, stopping.signal]),
         redirect: 'manual',
       })
       status = answer.status
@@ -379,6 +386,8 @@ export async function startRecorder(
       )
       if (!res.headersSent) res.writeHead(status, responseHeaders)
       res.end(responseBody)
+    } finally {
+      clearTimeout(timer)
     }
     const credential = headers.authorization?.trim().split(/\s+/)[1] ?? ''
     // @note The key is a secret wherever it shows: a service may echo it in
