@@ -104,6 +104,15 @@ export class SandboxError extends Error {
       response = format(problem)
       if (!(response instanceof Response))
         throw new TypeError(`errorFormat returned ${response}, not a Response`)
+      // The router adds it too: a Response whose headers no one may change
+      // (Response.redirect()) fails here, not there, where nothing catches.
+      try {
+        response.headers.set('x-request-id', requestId)
+      } catch {
+        throw new TypeError(
+          'errorFormat returned a Response whose headers cannot be set',
+        )
+      }
     } catch (error) {
       reportUnexpected(error, requestId)
       // A promise that rejects later would stop a Node process.

@@ -7,7 +7,8 @@ import type { ErrorFormatter } from '../../src/index.ts'
 
 // Found by using the sandbox as a consumer does: an `errorFormat` that
 // returned no Response (nothing, a plain object, a string, a promise, as an
-// `async` one does) or threw made `sandbox.fetch` reject, made msw answer
+// `async` one does), one whose headers cannot be set (Response.redirect())
+// or threw made `sandbox.fetch` reject, made msw answer
 // 500 with the error's stack as its body, and stopped a standalone server
 // at its first error answer (exit 1, a TypeError's stack on stderr). The
 // error is now answered with the problem JSON it was rendering (its status,
@@ -28,6 +29,8 @@ const BROKEN = {
   throws: () => {
     throw new Error('the format failed')
   },
+  'returns a Response whose headers cannot be set': () =>
+    Response.redirect('https://example.com/', 302),
 } as unknown as Record<string, ErrorFormatter>
 const KINDS = Object.keys(BROKEN)
 
@@ -44,6 +47,8 @@ const SAID: Record<string, RegExp> = {
   'returns a promise that rejects':
     /TypeError: errorFormat returned \[object Promise\], not a Response/,
   throws: /Error: the format failed/,
+  'returns a Response whose headers cannot be set':
+    /TypeError: errorFormat returned a Response whose headers cannot be set/,
 }
 
 const API = 'https://api.example.test'
@@ -134,6 +139,7 @@ it('answers every error of a standalone server whose errorFormat returns no Resp
         async (problem) => Response.json({ error: problem.code }, { status: problem.status }),
         async () => { throw new Error('the format failed later') },
         () => { throw new Error('the format failed') },
+        () => Response.redirect('https://example.com/', 302),
       ]
       let next = 0
       const server = await createSandboxServer({
