@@ -24,7 +24,11 @@ export function sleep(ms: number): Promise<void> {
     : new Promise((resolve) => realSetTimeout()(resolve, ms))
 }
 
-/** A 53-bit string hash (cyrb53) as a string: a request body's fingerprint. */
+/**
+ * A 53-bit string hash (cyrb53) as a string: fast, and easily made to
+ * collide on purpose, so never where a collision changes an answer (see
+ * {@link bodyFingerprint}).
+ */
 export function hashString(text: string): string {
   let h1 = 0xdeadbeef
   let h2 = 0x41c6ce57
@@ -40,6 +44,22 @@ export function hashString(text: string): string {
     Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^
     Math.imul(h1 ^ (h1 >>> 13), 3266489909)
   return `${text.length}:${(4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(36)}`
+}
+
+/**
+ * A request body's fingerprint for its `Idempotency-Key`: SHA-256, so that
+ * no two bodies share one (a 53-bit hash could be made to collide in
+ * seconds, and the second body was answered as a replay of the first);
+ * {@link hashString} where a runtime has no `crypto.subtle`.
+ *
+ * @example
+ * await bodyFingerprint('{"name":"Ada"}') // 'sha256:…' (the digest in base64)
+ */
+export async function bodyFingerprint(text: string): Promise<string> {
+  const subtle = globalThis.crypto?.subtle
+  if (!subtle) return hashString(text)
+  const digest = await subtle.digest('SHA-256', new TextEncoder().encode(text))
+  return `sha256:${btoa(String.fromCharCode(...new Uint8Array(digest)))}`
 }
 
 // Characters Unicode renders as nothing (Default_Ignorable_Code_Point, those

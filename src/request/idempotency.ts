@@ -42,12 +42,17 @@ export type IdempotencyLookup =
 
 /** Remembers `Idempotency-Key`s per account and operation, bounded in count and time. */
 export interface IdempotencyStore {
-  /** Claims `key` of `account` for a request with `fingerprint`, or says why it cannot. */
+  /**
+   * Claims `key` of `account` for a request with `fingerprint`, or says why
+   * it cannot. A key kept with the fingerprint of an earlier version (before
+   * `sha256:`) matches `legacy`, that request's {@link hashString}.
+   */
   begin(
     key: string,
     fingerprint: string,
     now: number,
     account?: string,
+    legacy?: string,
   ): IdempotencyLookup
   /** The form in which a durable store keeps a claimed key once `response` answers it. */
   toSaved(
@@ -123,10 +128,18 @@ export function createIdempotencyStore(options: {
   }
 
   return {
-    begin(key, fingerprint, now, account = '') {
+    begin(key, fingerprint, now, account = '', legacy) {
       const entry = entries.get(key)
       if (entry && entry.expiresAt > now) {
-        if (entry.fingerprint !== fingerprint) return { kind: 'reused' }
+        // @note A key kept before `sha256:` fingerprints (a data file, a
+        // Redis log, localStorage of an earlier version) is compared as it
+        // was: a retry across the upgrade still replays.
+        if (
+          entry.fingerprint !== fingerprint &&
+          (entry.fingerprint.startsWith('sha256:') ||
+            entry.fingerprint !== legacy)
+        )
+          return { kind: 'reused' }
         if (entry.state === 'in-flight') return { kind: 'in-flight' }
         return { kind: 'replay', response: entry.response }
       }

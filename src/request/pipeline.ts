@@ -31,7 +31,7 @@ import {
 import { checkContentType, parseJsonObject, readBody } from './validation.ts'
 import type { IdempotencyLookup, StoredResponse } from './idempotency.ts'
 import { PERSONA_RATE_LIMIT, PERSONA_SLOW_MS } from '../model/personas.ts'
-import { sleep, hashString } from '../_utils.ts'
+import { sleep, hashString, bodyFingerprint } from '../_utils.ts'
 import type { SandboxClock } from '../model/clock.ts'
 
 const IDEMPOTENCY_KEY = /^[\x20-\x7e]{1,255}$/
@@ -91,6 +91,7 @@ export async function runOperation(
 ): Promise<Response> {
   if (!ctx.seeded) await ctx.ready
   let idempotencyKey: string | undefined
+  let fingerprint: string | undefined
   // The store a key is begun in: a reset meanwhile makes a new one (and the
   // request is dropped before it begins a key in that one).
   const keys = ctx.idempotency
@@ -170,12 +171,14 @@ export async function runOperation(
         ])
       }
       const scoped = `${principal.accountId}\n${spec.operation}\n${key}`
+      fingerprint = await bodyFingerprint(text)
       const replay = claimed(
         keys.begin(
           scoped,
-          hashString(text),
+          fingerprint,
           now.getTime(),
           principal.accountId,
+          hashString(text),
         ),
       )
       if (replay) {
@@ -238,7 +241,13 @@ export async function runOperation(
         const held = idempotencyKey
         idempotencyKey = undefined
         const claimAgain = () =>
-          keys.begin(held, hashString(text), now.getTime(), principal.accountId)
+          keys.begin(
+            held,
+            fingerprint!,
+            now.getTime(),
+            principal.accountId,
+            hashString(text),
+          )
         let lookup = claimAgain()
         // Still this request's own claim: made again, against caps that
         // now count the keys the other replicas stored.
@@ -349,7 +358,7 @@ export function operationRoute(
  * to answer.
  *
  * @example
- * const replay = claimed(keys.begin(key, hashString(text), Date.now(), accountId))
+ * const replay = claimed(keys.begin(key, await bodyFingerprint(text), Date.now(), accountId))
  */
 function claimed(lookup: IdempotencyLookup): StoredResponse | undefined {
   if (lookup.kind === 'replay') return lookup.response
