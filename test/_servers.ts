@@ -13,6 +13,7 @@ import {
   type SandboxServerOptions,
 } from '../src/runtimes/node.ts'
 import { main } from '../src/cli/cli.ts'
+import { startMisbehaving, type Misbehaviour } from './_misbehaving.ts'
 import { startRedis } from './_redis.ts'
 import { postCustomer } from './_requests.ts'
 import {
@@ -190,6 +191,35 @@ export async function startCli(
   // that a URL cut between two chunks is not taken.
   const [, url] = await cli.waitFor(/(http:\/\/[^\s"]+)[\s"]/)
   return { ...cli, url: url! }
+}
+
+/**
+ * Spawns `record` in front of a service that misbehaves as `how` says, with
+ * `extra` flags, its session file in a fresh folder named after `prefix`;
+ * resolves once it says where it records through.
+ *
+ * @example
+ * const { url, file } = await recordMisbehaving({ kind: 'endless' }, 'cts-endless-', ['--timeout', '1000'])
+ */
+export async function recordMisbehaving(
+  how: Misbehaviour,
+  prefix: string,
+  extra: string[] = [],
+): Promise<{ cli: RunningCli; file: string; url: string }> {
+  const service = await startMisbehaving(how)
+  const file = join(await tempFolder(prefix), 'session.jsonl')
+  const cli = runCli([
+    'record',
+    '--target',
+    service.url,
+    '--port',
+    '0',
+    '--out',
+    file,
+    ...extra,
+  ])
+  const [, url] = await cli.waitFor(/through (http:\/\/\S+)/)
+  return { cli, file, url: url! }
 }
 
 /**

@@ -1,8 +1,6 @@
 import { readFile } from 'node:fs/promises'
-import { join } from 'node:path'
 import { expect, it } from 'vitest'
-import { startMisbehaving } from '../_misbehaving.ts'
-import { runCli, tempFolder } from '../_servers.ts'
+import { recordMisbehaving } from '../_servers.ts'
 
 // Found by recording a service whose answer streams on without a pause:
 // `record --timeout 2000` passed 2.2 GB to the client in 40 s and never cut
@@ -31,22 +29,11 @@ async function readToTheEnd(
 }
 
 it('cuts an answer that streams without pause at --timeout, and saves it with a note', async () => {
-  const service = await startMisbehaving({ kind: 'endless' })
-  const file = join(await tempFolder('cts-endless-'), 'session.jsonl')
-  const cli = runCli([
-    'record',
-    '--target',
-    service.url,
-    '--port',
-    '0',
-    '--out',
-    file,
-    '--timeout',
-    '1000',
-    '--max-body',
-    '1MB',
-  ])
-  const [, url] = await cli.waitFor(/through (http:\/\/\S+)/)
+  const { cli, file, url } = await recordMisbehaving(
+    { kind: 'endless' },
+    'cts-endless-',
+    ['--timeout', '1000', '--max-body', '1MB'],
+  )
   const answer = await fetch(`${url}/v1/customers`)
   expect(answer.status).toBe(201)
   // Before, this read went on until the test timed out.

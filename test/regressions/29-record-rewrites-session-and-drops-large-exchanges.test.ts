@@ -3,11 +3,10 @@ import { join } from 'node:path'
 import { expect, it } from 'vitest'
 import { main } from '../../src/cli/cli.ts'
 import { createSandbox } from '../../src/index.ts'
-import { startMisbehaving, type Misbehaviour } from '../_misbehaving.ts'
 import {
   captureOutput,
   postCustomer,
-  runCli,
+  recordMisbehaving,
   runMain,
   startServer,
   tempFolder,
@@ -18,23 +17,6 @@ import {
 // six 201s, and after Ctrl-C the file held two exchanges and nothing said so.
 
 const post = (url: string, body: unknown = {}) => postCustomer(url, body)
-
-/** `record`, spawned, in front of a service that misbehaves as `how` says. */
-async function recordMisbehaving(how: Misbehaviour, prefix: string) {
-  const service = await startMisbehaving(how)
-  const file = join(await tempFolder(prefix), 'session.jsonl')
-  const cli = runCli([
-    'record',
-    '--target',
-    service.url,
-    '--port',
-    '0',
-    '--out',
-    file,
-  ])
-  const [, url] = await cli.waitFor(/through (http:\/\/\S+)/)
-  return { cli, file, url: url! }
-}
 
 const linesOf = async (file: string) =>
   (await readFile(file, 'utf8')).split('\n').filter(Boolean)
@@ -67,7 +49,7 @@ it('keeps every large answer as its headers and a note, and says on Ctrl-C how m
     expect(response.headers['content-type']).toBe('application/json')
     expect(response.note).toContain('is larger than 8 MB; raise --max-body')
   }
-})
+}, 30_000)
 
 it('appends each exchange: what the file held before is never rewritten', async () => {
   const live = await startServer({ customersPerAccount: 0 })
