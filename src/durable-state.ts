@@ -11,6 +11,12 @@ import type { SandboxContext } from './request/context.ts'
 import { markTakenFromStore } from './request/pipeline.ts'
 import { INSERT_SLICE } from './model/seeding.ts'
 import type { SandboxCore } from './sandbox.ts'
+import {
+  anchorClocks,
+  checkStoredClocks,
+  runOnStoredClocks,
+  type StoredClocks,
+} from './clock-anchors.ts'
 
 /**
  * The state a durable store keeps so that a restart changes nothing a client
@@ -22,7 +28,8 @@ export interface DurableState extends StoreSource {
    * Loads the data that the store itself wrote (a data file, what a page
    * saved), as `sandbox.load()` does but taking the records as they are:
    * a sandbox never refuses to start on its own file, even one filled
-   * under higher limits or edited through `sandbox.db`.
+   * under higher limits or edited through `sandbox.db`; and runs a running
+   * clock on by the host's time since it was stored (`host_now`).
    */
   load(input: unknown): Promise<void>
   /** Settles once no seeding is under way, even one a reset started meanwhile. */
@@ -64,7 +71,10 @@ export function createDurableState(
     dumpWithoutRecords: () => SandboxData
   },
 ): DurableState {
-  /** `data` with the keys and scenarios a durable store keeps beside it. */
+  /**
+   * `data` with the keys and scenarios a durable store keeps beside it, and
+   * its running clocks with the host's time (`anchorClocks`).
+   */
   const withExtras = (data: SandboxData): SandboxData & DurableExtras => {
     const scenarios = savedScenarios()
     const unchanged =
@@ -73,14 +83,23 @@ export function createDurableState(
       JSON.stringify(scenarios.latency) === JSON.stringify(ctx.options.latency)
     return {
       ...data,
+      ...anchorClocks(ctx, data),
       ...(!unchanged && { scenarios }),
       idempotency_keys: ctx.idempotency.saved(ctx.clock.now().getTime()),
     }
   }
   const durable: DurableState = {
-    load: loadOwn,
+    async load(input) {
+      checkStoredClocks(input)
+      await loadOwn(input)
+      // @note Run on once the data is in, not before: a load of many
+      // records takes a while, which a running clock would lose.
+      runOnStoredClocks(ctx, input as StoredClocks)
+    },
     async replace(state) {
+      checkStoredClocks(state)
       await adopt(state)
+      runOnStoredClocks(ctx, state)
       markTakenFromStore(ctx.db)
       durable.restore({
         idempotency_keys: state.idempotency_keys,

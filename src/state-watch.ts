@@ -1,5 +1,6 @@
 // What a call of the sandbox's own API changed, for a durable store to keep
 // only that; and how a replica applies the clocks another one stored.
+import { anchorClocks, anchoredTime } from './clock-anchors.ts'
 import type { SandboxContext } from './request/context.ts'
 import type { SandboxData, SavedScenarios } from './model/schemas.ts'
 import type {
@@ -11,21 +12,23 @@ import type {
 
 /**
  * Puts clocks that another replica stored in place of this copy's: a clock
- * saved frozen or moved is set, one that follows the host's time again is
- * reset; an account missing from `account_clocks` has no clock of its own.
+ * saved frozen or moved is set (a running one where it is now, by the
+ * host's time since it was stored: `anchoredTime`), one that follows the
+ * host's time again is reset; an account missing from `account_clocks` has
+ * no clock of its own.
  */
 export function applyClocks(
   ctx: SandboxContext,
   { clock, account_clocks }: StateParts,
 ): void {
-  if (clock?.frozen || clock?.moved) ctx.clock.set(clock.now)
+  if (clock?.frozen || clock?.moved) ctx.clock.set(anchoredTime(clock))
   else if (clock) ctx.clock.reset()
   if (account_clocks) {
     const kept = new Set(account_clocks.map((saved) => saved.account_id))
     for (const { account_id } of ctx.accounts.clocks())
       if (!kept.has(account_id)) ctx.accounts.controls(account_id).clock.reset()
     for (const saved of account_clocks)
-      ctx.accounts.controls(saved.account_id).clock.set(saved.now)
+      ctx.accounts.controls(saved.account_id).clock.set(anchoredTime(saved))
   }
 }
 
@@ -60,9 +63,10 @@ export function watchState(
   const clockMoves = read.clockMoves()
   const scenariosBefore = read.scenarios()
   const scenarios = JSON.stringify(scenariosBefore)
-  // Small whatever the data holds: taken so that a change can be undone.
+  // Small whatever the data holds: taken so that a change can be undone
+  // (a running clock put back where it would be had it not moved).
   const { clock: clockBefore, account_clocks: accountClocksBefore = [] } =
-    read.clocks()
+    anchorClocks(ctx, read.clocks())
   const changed = (): StateChange => {
     // @note A restore keeps the scenarios (a reset with none queued too,
     // told apart from it by nothing): a state that holds them as this copy
@@ -87,8 +91,9 @@ export function watchState(
     }
     const set: StateParts = {}
     if (read.clockMoves() !== clockMoves) {
+      // A running clock with the host's time: stored, it runs on from there.
       const { clock, account_clocks = [] } = read.clocks()
-      Object.assign(set, { clock, account_clocks })
+      Object.assign(set, anchorClocks(ctx, { clock, account_clocks }))
     }
     const scenariosNow = read.scenarios()
     if (JSON.stringify(scenariosNow) !== scenarios) set.scenarios = scenariosNow

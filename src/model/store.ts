@@ -75,14 +75,25 @@ export interface AddedRecords {
 }
 
 /**
+ * A saved clock as a durable store keeps it: a running one (set or
+ * advanced under `clockAfterSet: 'running'`) with `host_now`, the host's
+ * time (ISO 8601) when it read `now`, so that a restart or another replica
+ * runs it on by the host's time since (`clock-anchors.ts`). Saved data
+ * without it (an older release's, `dump()`) runs on from `now`.
+ */
+export type StoredClock<T = SandboxData['clock']> = T & { host_now?: string }
+
+/**
  * The parts of the state that are not records and stay small whatever the
  * data holds: the clocks and the scenarios (with the latency). Each part
  * present replaces the stored one whole.
  */
 export interface StateParts {
-  clock?: SandboxData['clock']
+  clock?: StoredClock
   /** Every account's own clock; an account missing from it has none. */
-  account_clocks?: NonNullable<SandboxData['account_clocks']>
+  account_clocks?: StoredClock<
+    NonNullable<SandboxData['account_clocks']>[number]
+  >[]
   scenarios?: SavedScenarios
 }
 
