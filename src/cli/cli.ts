@@ -33,6 +33,26 @@ export interface MainOptions extends Partial<CliIO> {
   args?: string[]
 }
 
+/**
+ * The credentials of a recording that the session holds no key for (masked,
+ * as recorded), whose records `readSessionFile` put in the first account.
+ */
+function unheldCredentials(from: unknown): {
+  credentials: string[]
+  account: string | undefined
+} {
+  const session = from as
+    | {
+        data?: { accounts?: { id?: string }[] }
+        recorded?: { unheld_credentials?: string[] }
+      }
+    | undefined
+  return {
+    credentials: session?.recorded?.unheld_credentials ?? [],
+    account: session?.data?.accounts?.[0]?.id,
+  }
+}
+
 /** The `--help` text, built from the flag table. */
 export const USAGE: string = renderUsage()
 
@@ -262,6 +282,14 @@ export async function main({
       store === null
         ? `${NAME}: --from was not used: the data file ${options.dataFile} already holds data, and --from starts only a data file that does not exist yet or is empty. Delete the data file (or pass another --data-file) to start from the session.\n`
         : `${NAME}: --from was not used: the store ${store} already holds this sandbox, as another replica or an earlier run left it, and --from starts only a store that holds none yet. Give the store another namespace (or database) to start from the session.\n`,
+    )
+  }
+  const unheld = unheldCredentials(options.from)
+  if (!server.loadedFromFile && unheld.credentials.length > 1) {
+    // @note One account stands for all of them: said, as it merges what the
+    // service may keep in accounts apart.
+    err.write(
+      `${NAME}: --from: what ${unheld.credentials.length} credentials of the recording made (${unheld.credentials.join(', ')}) is all in the first account, ${unheld.account}: they are no keys of the sandbox, so which accounts of the service they stand for cannot be told.\n`,
     )
   }
   // Said of the options given, as --from is: a default is no one's wish.

@@ -2,6 +2,7 @@
 import { createReadStream } from 'node:fs'
 import { open, stat } from 'node:fs/promises'
 import { createInterface } from 'node:readline'
+import { maskSecret } from './secrets.ts'
 
 /** One call that went through the recorder, secrets masked. */
 export interface RecordedExchange {
@@ -40,7 +41,12 @@ export interface RecordingHeader {
   session: {
     data: {
       accounts: { id: string }[]
-      api_keys: { id: string; account_id: string }[]
+      api_keys: {
+        id: string
+        account_id: string
+        secret?: string
+        revoked?: boolean
+      }[]
       customers: Record<string, unknown>[]
       tokens: Record<string, unknown>[]
     }
@@ -162,10 +168,37 @@ const isSuccess = (exchange: RecordedExchange, path: string): boolean =>
   exchange.response.status >= 200 &&
   exchange.response.status < 300
 
+/** Whom a record made with a credential belongs to: an account, and the key or token that made it. */
+interface Maker {
+  account: string
+  /** The id of the API key or token, a token's `issued_by`. */
+  issuer: string | undefined
+  /** The credential the session holds no key for that it stands in for, as recorded. */
+  unheld?: string
+}
+
+/** The credential of a recorded `Authorization` header, as recorded (masked or kept). */
+const credentialOf = (exchange: RecordedExchange): string | undefined => {
+  const entry = Object.entries(exchange.request.headers).find(
+    ([name]) => name.toLowerCase() === 'authorization',
+  )
+  return entry?.[1].trim().split(/\s+/)[1] || undefined
+}
+
 /**
  * The session a recording stands for: its starting session, plus each
  * customer the service created and, when the secrets were kept, each token
  * it minted, so that a client still holding one is let in.
+ *
+ * Each record belongs to the account of the credential that made it: an API
+ * key of the session (told by its masked form, the first key of the session
+ * that masks the same way; `sk_test_…0001` is the demo key one's, whose mask
+ * persona keys share), or a token minted earlier in the recording, whose
+ * account is that of the credential that minted it (the last token minted
+ * before with the same form, as recorded). What a credential the session
+ * holds no key for made (the live service's own keys, and the tokens they
+ * minted) belongs to the first account; their masked forms are listed under
+ * `recorded.unheld_credentials`.
  */
 function sessionOf(
   header: RecordingHeader,
@@ -173,37 +206,83 @@ function sessionOf(
   torn: number,
 ): unknown {
   const session = structuredClone(header.session)
-  const owner = session.data.accounts[0]?.id
-  const issuer = session.data.api_keys.find((k) => k.account_id === owner)?.id
+  const first = session.data.accounts[0]?.id
+  // The session's keys and tokens by each form a recording may show them in:
+  // in full, or masked; an unrevoked key first.
+  const held = new Map<string, Maker>()
+  const hold = (secret: unknown, maker: Maker) => {
+    if (typeof secret !== 'string') return
+    for (const form of [secret, maskSecret(secret)])
+      if (!held.has(form)) held.set(form, maker)
+  }
+  const keys = session.data.api_keys
+  for (const key of [
+    ...keys.filter((k) => !k.revoked),
+    ...keys.filter((k) => k.revoked),
+  ])
+    hold(key.secret, { account: key.account_id, issuer: key.id })
+  for (const token of session.data.tokens)
+    hold(token.secret, {
+      account: String(token.account_id),
+      issuer: String(token.id),
+    })
+  // Tokens minted in the recording, by their `token` as recorded: the latest.
+  const minted = new Map<string, Maker>()
+  const unheld = new Set<string>()
+  const makerOf = (exchange: RecordedExchange): Maker | undefined => {
+    const credential = credentialOf(exchange)
+    const maker =
+      credential === undefined
+        ? undefined
+        : (minted.get(credential) ?? held.get(credential))
+    if (maker) return maker
+    if (first === undefined) return undefined
+    return {
+      account: first,
+      issuer: keys.find((k) => k.account_id === first)?.id,
+      unheld: credential ?? '(no Authorization)',
+    }
+  }
   const known = new Set(session.data.customers.map((c) => c.id))
   const tokens = new Set(session.data.tokens.map((t) => t.id))
   for (const exchange of exchanges) {
-    if (owner === undefined) break
     const body = asObject(exchange.response.body)
     if (!body || typeof body.id !== 'string') continue
-    if (isSuccess(exchange, '/v1/customers') && !known.has(body.id)) {
+    const customer = isSuccess(exchange, '/v1/customers')
+    const token =
+      isSuccess(exchange, '/v2/tokens') && typeof body.token === 'string'
+    if (!customer && !token) continue
+    const maker = makerOf(exchange)
+    if (!maker) continue
+    if (token)
+      minted.set(body.token as string, {
+        ...maker,
+        issuer: body.id,
+      })
+    if (customer && !known.has(body.id)) {
       known.add(body.id)
+      if (maker.unheld !== undefined) unheld.add(maker.unheld)
       session.data.customers.push({
         id: body.id,
-        account_id: owner,
+        account_id: maker.account,
         ...(typeof body.name === 'string' && { name: body.name }),
         ...(typeof body.email === 'string' && { email: body.email }),
         created_at: exchange.at,
       })
     }
     if (
+      token &&
       header.keep_secrets &&
-      issuer !== undefined &&
-      isSuccess(exchange, '/v2/tokens') &&
-      typeof body.token === 'string' &&
+      maker.issuer !== undefined &&
       !tokens.has(body.id)
     ) {
       tokens.add(body.id)
+      if (maker.unheld !== undefined) unheld.add(maker.unheld)
       const expiresIn =
         typeof body.expires_in === 'number' ? body.expires_in : 3600
       session.data.tokens.push({
         id: body.id,
-        account_id: owner,
+        account_id: maker.account,
         secret: body.token,
         scopes: Array.isArray(body.scopes) ? body.scopes : [],
         expires_in: expiresIn,
@@ -215,7 +294,7 @@ function sessionOf(
               ).toISOString(),
         created_at:
           typeof body.created_at === 'string' ? body.created_at : exchange.at,
-        issued_by: issuer,
+        issued_by: maker.issuer,
       })
     }
   }
@@ -225,6 +304,7 @@ function sessionOf(
       target: header.target,
       exchanges,
       ...(torn > 0 && { torn_lines: torn }),
+      ...(unheld.size > 0 && { unheld_credentials: [...unheld] }),
     },
   }
 }
