@@ -84,7 +84,9 @@ export interface SandboxOptions {
   baseUrl?: string
   /**
    * Reproducible ids and token secrets from the seed. The standalone server
-   * turns it off and draws them from Web Crypto.
+   * turns it off and draws them from Web Crypto; started from an export, it
+   * keeps the exporting sandbox's, and from a recording, which holds none,
+   * its own.
    * @default true
    * @example createSandbox({ deterministic: false })
    */

@@ -199,12 +199,17 @@ export async function startRecorder(
   const kept = options.keepSecrets ? new Set<string>() : undefined
   const { sandbox } = createSandboxCore(sandboxOptionsOf(options.config ?? {}))
   await sandbox.ready
+  const session = sandbox.export() as unknown as RecordingHeader['session']
+  // @note Not the state of a sandbox that drew ids from its seed: the
+  // default that the recorder's sandbox resolved made every server started
+  // from the file mint predictable secrets. The one that replays it decides.
+  delete session.options.deterministic
   const header: RecordingHeader = {
     format: RECORDING_FORMAT,
     version: 1,
     target: base,
     keep_secrets: Boolean(options.keepSecrets),
-    session: sandbox.export() as unknown as RecordingHeader['session'],
+    session,
   }
   // @note Never replaces a file: a session recorded earlier (the default
   // path is the same each run) may not be recordable again; `x` also fails at

@@ -37,8 +37,13 @@ export interface RecordingHeader {
   target: string
   /** Whether token secrets were kept in full (`record --keep-secrets`). */
   keep_secrets: boolean
-  /** The sandbox's session at the start, as `sandbox.export()` gives it. */
+  /**
+   * The sandbox's session at the start, as `sandbox.export()` gives it,
+   * without `deterministic` in its options: a recording is no deterministic
+   * sandbox's state, and the sandbox that starts from it keeps its own.
+   */
   session: {
+    options: Record<string, unknown>
     data: {
       accounts: { id: string }[]
       api_keys: {
@@ -206,6 +211,11 @@ function sessionOf(
   torn: number,
 ): unknown {
   const session = structuredClone(header.session)
+  // @note Recordings made before wrote the default that the recorder's
+  // sandbox resolved, which made every server started from one mint the
+  // same secrets.
+  if (session.options && typeof session.options === 'object')
+    delete session.options.deterministic
   const first = session.data.accounts[0]?.id
   // The session's keys and tokens by each form a recording may show them in:
   // in full, or masked; an unrevoked key first.

@@ -135,6 +135,20 @@ export class SandboxStartError extends OptionsError {
 }
 
 /**
+ * The `deterministic` a session to start from names in its options, or
+ * `undefined`: an export names its sandbox's, a recording none.
+ *
+ * @example
+ * deterministicOf({ options: { deterministic: true } }) // true
+ * deterministicOf(await readSessionFile('session.jsonl')) // undefined
+ */
+function deterministicOf(from: unknown): boolean | undefined {
+  const value = (from as { options?: { deterministic?: unknown } } | null)
+    ?.options?.deterministic
+  return typeof value === 'boolean' ? value : undefined
+}
+
+/**
  * Builds the standalone server without its sockets: checks the admin rules,
  * opens the data file or the store a URL names, and composes the steps that every
  * request goes through, srvx's middleware shape, around the sandbox's one
@@ -181,11 +195,14 @@ export async function createServerApp(
     )
   }
   const { sandbox, router, durable, attach } = createSandboxCore({
-    // A replayed session keeps the determinism it was recorded with.
-    ...(sandboxOptions.from === undefined && {
-      deterministic: SERVER_DEFAULTS.deterministic,
-    }),
     ...sandboxOptions,
+    // @note The server's own unless given: an export keeps the exporting
+    // sandbox's (a --deterministic server's replays exactly), and a session
+    // that names none (a recording) draws from Web Crypto as the server does.
+    deterministic:
+      sandboxOptions.deterministic ??
+      deterministicOf(sandboxOptions.from) ??
+      SERVER_DEFAULTS.deterministic,
     onRequest(entry) {
       sandboxOptions.onRequest?.(entry)
       // @note Logged from the journal entry, not kept until the answer is
