@@ -389,7 +389,7 @@ export const FLAG_TABLE = {
     flag: 'from',
     value: 'FILE',
     parse: (path: string) => readSession('--from', path),
-    help: 'start from a session that GET /__sandbox/export wrote (replays it exactly); with --data-file, only while the file does not exist or is empty',
+    help: 'start from a session that GET /__sandbox/export wrote (the same ids and secrets again only if that server ran --deterministic) or that record saved; with --data-file, only while the file does not exist or is empty',
     config: false,
   },
   config: {
