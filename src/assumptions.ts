@@ -87,7 +87,7 @@ export const LEDGER: readonly LedgerItem[] = [
     interface:
       'Other customer operations (retrieve, list, update, delete): not shown.',
     default:
-      'Not served: other paths under `/v<digits>/` are `404 not_found`, other methods on a known path `405` with `Allow: POST`.',
+      'Not served: other paths under `/v<digits>/` are `404 not_found`, other methods on a known path `405` with `Allow: POST, OPTIONS`.',
     option: null,
   },
   {

@@ -294,6 +294,23 @@ for (const target of targets) {
       }
     }
 
+    // The ledger says in words what a 405 sends; they drifted once (`Allow:
+    // POST` while the answer listed OPTIONS too).
+    it('states in the assumption ledger the Allow that a 405 sends', async () => {
+      const client = await start()
+      const { body } = await send(client, 'GET', '/__sandbox/assumptions')
+      const row = body.assumptions.find(
+        (item: { id: string }) => item.id === 'customer.other-operations',
+      )
+      for (const path of ['/v1/customers', '/v2/tokens']) {
+        const result = await send(client, 'GET', path)
+        expect(result.status).toBe(405)
+        expect(row.default).toContain(
+          `\`405\` with \`Allow: ${result.headers.get('allow')}\``,
+        )
+      }
+    })
+
     it('sends a distinct X-Request-Id on every answer, successes included', async () => {
       const client = await start()
       const results = [
