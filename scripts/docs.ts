@@ -81,15 +81,19 @@ const PERSONA_TEXT: Record<Persona, string> = {
 }
 
 /**
- * The CLI flag of a JavaScript option, from the flag table: `--customers`
- * for `customersPerAccount`, `--no-v1-accepts-tokens` where `--help` lists
- * the negation; none for an option only a config file or the JavaScript API
- * sets.
+ * The CLI flag of a JavaScript option of `createSandboxServer()` (and so of
+ * `createSandbox()`), from the flag table: `--customers` for
+ * `customersPerAccount`, `--no-v1-accepts-tokens` where `--help` lists the
+ * negation; none for an option only a config file or the JavaScript API
+ * sets, nor for a name the table gives a setting of the command line itself
+ * (`quiet`: the server's log, no option of the JavaScript API).
  */
 export function flagOf(option: string): string | undefined {
-  const flag = (FLAG_TABLE as Record<string, { flag?: string } | undefined>)[
-    option
-  ]?.flag
+  const row = (
+    FLAG_TABLE as Record<string, { flag?: string; target: string } | undefined>
+  )[option]
+  if (row === undefined || row.target === 'cli') return undefined
+  const flag = row.flag
   if (flag === undefined) return undefined
   return USAGE.includes(`--no-${flag} `) ? `--no-${flag}` : `--${flag}`
 }
@@ -127,24 +131,32 @@ function renderAssumptions(): string {
   )
 }
 
-/** The options interfaces the options page lists, in its order. */
+/**
+ * The options interfaces the options page lists, in its order, and whether
+ * the CLI's flags set their options: only the server's (and the sandbox's,
+ * which it extends) do. An option of another interface lists no flag, even
+ * when a flag's row bears its name.
+ */
 export const OPTION_INTERFACES = [
-  ['src/options.ts', 'SandboxOptions', 'createSandbox(options)'],
+  ['src/options.ts', 'SandboxOptions', 'createSandbox(options)', true],
   [
     'src/runtimes/node.ts',
     'SandboxServerOptions',
     'createSandboxServer(options), beside every SandboxOptions',
+    true,
   ],
   [
     'src/runtimes/browser.ts',
     'StartSandboxWorkerOptions',
     'startSandboxWorker(options), beside every SandboxOptions',
+    false,
   ],
-  ['src/runtimes/vite.ts', 'SandboxPluginOptions', 'sandbox(options)'],
+  ['src/runtimes/vite.ts', 'SandboxPluginOptions', 'sandbox(options)', false],
   [
     'src/runtimes/playwright.ts',
     'SandboxFixtureOptions',
     "Playwright's use: { … }",
+    false,
   ],
 ] as const
 
@@ -155,9 +167,19 @@ const jsDocText = (
     ? comment
     : (comment?.map((part) => part.text).join('') ?? '')
 
-/** One row per property of `name` in `file`: its summary, default and example. */
-async function optionRows(file: string, name: string): Promise<string[][]> {
-  const text = await readFile(new URL(file, root), 'utf8')
+/**
+ * One row per property of `name` in `file`: its summary, default and
+ * example, whether it is deprecated, and its CLI flag when `withFlags` (the
+ * CLI sets this interface's options).
+ */
+export async function optionRows(
+  file: string,
+  name: string,
+  withFlags: boolean,
+  read: (path: string) => Promise<string> = (path) =>
+    readFile(new URL(path, root), 'utf8'),
+): Promise<string[][]> {
+  const text = await read(file)
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true)
   const declaration = source.statements.find(
     (node): node is ts.InterfaceDeclaration =>
@@ -177,23 +199,37 @@ async function optionRows(file: string, name: string): Promise<string[][]> {
     }
     const summary = jsDocText(doc?.comment).replace(/\s+/g, ' ').trim()
     const fallback = tag('default')
+    // @note A tag's text runs to the next tag: prose written after
+    // `@default` became the default's cell once (`store`). A default is one
+    // line; anything longer is refused, not printed as a value.
+    if (fallback?.includes('\n')) {
+      throw new Error(
+        `${file}: the @default of ${name}.${option} runs over more than one line ("${fallback.replace(/\s+/g, ' ').slice(0, 60)}…"); a default is one value: move the prose above the tags.`,
+      )
+    }
     const example = tag('example')
-    const flag = flagOf(option)
+    const deprecated = tag('deprecated')?.replace(/\s+/g, ' ')
+    const flag = withFlags ? flagOf(option) : undefined
+    const what = [
+      deprecated === undefined
+        ? ''
+        : `**Deprecated.**${deprecated ? ` ${deprecated}` : ''}`,
+      summary,
+      example === undefined ? '' : `E.g. ${code(example.replace(/\s+/g, ' '))}`,
+    ]
     return [
       `\`${option}\``,
       fallback === undefined ? '' : cell(code(fallback)),
       flag === undefined ? '' : `\`${flag}\``,
-      cell(
-        `${summary}${example === undefined ? '' : ` E.g. ${code(example.replace(/\s+/g, ' '))}`}`,
-      ),
+      cell(what.filter(Boolean).join(' ')),
     ]
   })
 }
 
 async function renderOptions(): Promise<string> {
   const sections: string[] = []
-  for (const [file, name, where] of OPTION_INTERFACES) {
-    const rows = await optionRows(file, name)
+  for (const [file, name, where, withFlags] of OPTION_INTERFACES) {
+    const rows = await optionRows(file, name, withFlags)
     sections.push(
       `### ${name}\n\nFor ${code(where)}; declared in \`${file}\`.\n\n${table(['option', 'default', 'CLI flag', 'what it does'], rows)}`,
     )
@@ -323,8 +359,8 @@ export function fillBlocks(
 
 /** Every generated page's text as it should be, by file. */
 export async function renderPages(
-  read: (file: string) => Promise<string> = (file) =>
-    readFile(new URL(file, root), 'utf8'),
+  read: (path: string) => Promise<string> = (path) =>
+    readFile(new URL(path, root), 'utf8'),
 ): Promise<Map<string, { text: string; sources: string[] }>> {
   const out = new Map<string, { text: string; sources: string[] }>()
   const byFile = new Map<string, Record<string, string>>()

@@ -2,7 +2,13 @@ import { readFile, stat } from 'node:fs/promises'
 import { dirname, join, relative, resolve } from 'node:path'
 import { expect, it } from 'vitest'
 import packageJson from '../package.json' with { type: 'json' }
-import { BLOCKS, fillBlocks, flagOf, renderPages } from '../scripts/docs.ts'
+import {
+  BLOCKS,
+  fillBlocks,
+  flagOf,
+  optionRows,
+  renderPages,
+} from '../scripts/docs.ts'
 import { LEDGER } from '../src/assumptions.ts'
 import { ERROR_REGISTRY } from '../src/model/error-registry.ts'
 import { resolveOptions } from '../src/options.ts'
@@ -69,6 +75,50 @@ it('names only options that SandboxOptions or the server has, and only flags tha
   expect(flagOf('v1AcceptsTokens')).toBe('--no-v1-accepts-tokens')
   expect(flagOf('errorFormat')).toBeUndefined()
   for (const option of server) expect(flagOf(option)).toBeDefined()
+})
+
+// The options page once listed `--quiet` (the server's log) for the worker's
+// `quiet`, showed the prose written after `store`'s `@default` as its
+// default, and gave the deprecated `dataFileDelayMs` an empty row.
+it('lists a flag only for an option the flag sets, a one-line default, and what is deprecated', async () => {
+  expect(flagOf('quiet')).toBeUndefined()
+  expect(flagOf('logFormat')).toBeUndefined()
+  const row = (rows: string[][], option: string): string[] =>
+    rows.find((r) => r[0] === `\`${option}\``)!
+  const worker = await optionRows(
+    'src/runtimes/browser.ts',
+    'StartSandboxWorkerOptions',
+    false,
+  )
+  expect(row(worker, 'quiet')[2]).toBe('')
+  const server = await optionRows(
+    'src/runtimes/node.ts',
+    'SandboxServerOptions',
+    true,
+  )
+  expect(row(server, 'store').slice(1, 3)).toEqual(['`undefined`', '`--store`'])
+  expect(row(server, 'store')[3]).toContain('`namespace` begins every key')
+  expect(row(server, 'dataFileDelayMs')[3]).toMatch(
+    /^\*\*Deprecated\.\*\* Ignored: /,
+  )
+  const page = await read('docs/reference/options.md')
+  expect(page).toContain('| `quiet` | `true` |  |')
+  expect(page).toContain('| `store` | `undefined` | `--store` |')
+  expect(page).toContain('| `dataFileDelayMs` |  |  | **Deprecated.** Ignored:')
+
+  const prose = `interface Shape {
+  /**
+   * A count.
+   * @default 1
+   * and a sentence that belongs above the tags.
+   */
+  count?: number
+}`
+  await expect(
+    optionRows('shape.ts', 'Shape', false, () => Promise.resolve(prose)),
+  ).rejects.toThrow(
+    /shape\.ts: the @default of Shape\.count runs over more than one line .*move the prose above the tags/,
+  )
 })
 
 it('opens the README with the two commands', () => {

@@ -62,12 +62,11 @@ export interface SandboxServerOptions extends SandboxOptions {
    * replica is in Redis, and every replica answers its next request from
    * what Redis holds. A Redis that cannot be reached at start is an error;
    * while it is away, calls answer `503 storage_unavailable`. Not beside
-   * `dataFile`.
+   * `dataFile`. `namespace` begins every key, so that several sandboxes
+   * share one Redis; `cacheRecords` (50,000 by default) bounds the customers
+   * and tokens a replica keeps loaded: past it, it lets go of the accounts
+   * no request used for longest, and loads one again when a request asks.
    * @default undefined
-   * `namespace` begins every key, so that several sandboxes share one
-   * Redis; `cacheRecords` (50,000 by default) bounds the customers and
-   * tokens a replica keeps loaded: past it, it lets go of the accounts no
-   * request used for longest, and loads one again when a request asks.
    * @example createSandboxServer({ store: 'redis://127.0.0.1:6379/0' })
    */
   store?: string | { url: string; namespace?: string; cacheRecords?: number }
