@@ -141,7 +141,7 @@ export const createToken = defineOperation({
         requireScope(
           principal,
           scope,
-          `A token can mint only scopes it carries itself; it lacks "${scope}".`,
+          `This ${principal.kind === 'token' ? 'token' : 'API key'} can mint only scopes it carries; it lacks "${scope}".`,
         )
       }
     }

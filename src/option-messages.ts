@@ -1,5 +1,5 @@
 // How an error names an option: the one message for options that fail their schema, in each reader's words.
-import type { z } from 'zod'
+import { z } from 'zod'
 
 /**
  * The one message for options that failed their zod schema: the first
@@ -70,6 +70,24 @@ export function showValue(value: unknown): string {
   if (typeof value === 'function') return 'a function'
   const json = JSON.stringify(value) ?? String(value)
   return json.length > 60 ? `${json.slice(0, 57)}…` : json
+}
+
+/**
+ * A whole number from `min` to `max`, with one message for a value of any
+ * kind, in the project's words rather than zod's (`expected number to be
+ * >=1`): `must be a whole number from 1 to 1000, not 0`, or, with no upper
+ * bound of its own, `must be a whole number of at least 1, not 0`. Every
+ * bounded number of the options is one, so each flag says the same.
+ *
+ * @example
+ * z.object({ journalLimit: wholeNumber(1) }) // journalLimit: 0 → "must be a whole number of at least 1, not 0"
+ */
+export function wholeNumber(min: number, max = Number.MAX_SAFE_INTEGER) {
+  const bounds = {
+    error: (issue: { input?: unknown }) =>
+      `must be a whole number ${max < Number.MAX_SAFE_INTEGER ? `from ${min} to ${max}` : `of at least ${min}`}, not ${showValue(issue.input)}`,
+  }
+  return z.int(bounds).min(min, bounds).max(max, bounds)
 }
 
 /**

@@ -14,6 +14,7 @@ import {
   optionsRangeError,
   optionsTypeError,
   showValue,
+  wholeNumber,
   type OptionNaming,
 } from './option-messages.ts'
 
@@ -299,12 +300,12 @@ export interface ResolvedOptions {
 /** Scopes every sandbox knows unless `scopes` says otherwise. */
 export const DEFAULT_SCOPES: readonly string[] = DEFAULTS.scopes
 
-const positiveInt = (max = Number.MAX_SAFE_INTEGER) => z.int().min(1).max(max)
+const positiveInt = (max?: number) => wholeNumber(1, max)
 
 /** The types and bounds of `SandboxOptions`; `resolveOptions` reads it. */
 export const OptionsSchema = z
   .object({
-    seed: z.int().min(0).max(0xffffffff),
+    seed: wholeNumber(0, 0xffffffff),
     baseUrl: z.string().refine((value) => URL.canParse(value), {
       message: 'must be an absolute URL such as "https://api.acme.test/api"',
     }),
@@ -325,14 +326,14 @@ export const OptionsSchema = z
               persona: z.enum(PERSONAS).optional(),
             }),
           ),
-          customers: z.int().min(0).max(1_000_000).optional(),
+          customers: wholeNumber(0, 1_000_000).optional(),
         }),
       ),
     }),
-    customersPerAccount: z.int().min(0).max(1_000_000),
+    customersPerAccount: wholeNumber(0, 1_000_000),
     unknownFields: z.enum(['reject', 'ignore']),
     requiredFields: z.array(z.enum(['name', 'email'])),
-    nameLength: z.object({ min: z.int().min(0), max: positiveInt() }).partial(),
+    nameLength: z.object({ min: wholeNumber(0), max: positiveInt() }).partial(),
     emailMaxLength: positiveInt(),
     uniqueEmail: z.boolean(),
     scopes: z
@@ -359,8 +360,8 @@ export const OptionsSchema = z
     latency: z.union([
       z.literal(false),
       z.object({
-        min: z.int().min(0),
-        max: z.int().min(0).max(MAX_DELAY_MS),
+        min: wholeNumber(0),
+        max: wholeNumber(0, MAX_DELAY_MS),
       }),
     ]),
     errorFormat: z.custom<ErrorFormatter>(

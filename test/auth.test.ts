@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import { DEMO_KEY_ONE, DEMO_KEY_TWO, REVOKED_KEY } from '../src/fixtures.ts'
+import {
+  DEMO_KEY_ONE,
+  DEMO_KEY_TWO,
+  PERSONA_READ_ONLY_KEY,
+  REVOKED_KEY,
+} from '../src/fixtures.ts'
 import { send, targets, type Client, useClients } from './_targets.ts'
 
 const ACCOUNT_ONE = 'acct_DemoAccount001'
@@ -127,6 +132,33 @@ for (const target of targets) {
       expect(result.headers.get('www-authenticate')).toBe(
         CHALLENGE.scope('tokens:write'),
       )
+    })
+
+    // A read-only API key was told it was a token ("which the token does
+    // not carry", "A token can mint only scopes it carries itself").
+    it('names the credential that lacks a scope: an API key as an API key, a token as a token', async () => {
+      const client = await start()
+      const token = await mintToken(client, ['customers:read', 'tokens:write'])
+      const lacking = [
+        ['/v1/customers', ada],
+        ['/v2/tokens', { scopes: ['customers:write'], expires_in: 60 }],
+      ] as const
+      for (const [key, name] of [
+        [PERSONA_READ_ONLY_KEY, 'API key'],
+        [token, 'token'],
+      ]) {
+        for (const [path, body] of lacking) {
+          const result = await send(client, 'POST', path, { key, body })
+          expect(result.status, `${name} on ${path}`).toBe(403)
+          expect(result.body.code).toBe('insufficient_scope')
+          expect(result.body.detail).toContain('"customers:write"')
+          expect(result.body.detail, `${name} on ${path}`).toMatch(
+            name === 'token' ? /\btoken\b/ : /\bAPI key\b/,
+          )
+          if (name === 'API key')
+            expect(result.body.detail).not.toMatch(/\btoken\b/)
+        }
+      }
     })
 
     for (const scheme of ['bearer', 'BEARER', 'BeArEr']) {

@@ -1,7 +1,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { captureOutput } from './_servers.ts'
+import { captureOutput, runMain } from './_servers.ts'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { main, readCommandLine } from '../src/cli/cli.ts'
 import {
@@ -197,3 +197,70 @@ it('leaves only sandbox options for verify and record (SERVER_KEYS)', () => {
     else expect(sandboxOptions, name).toContain(name)
   }
 })
+
+/**
+ * Values out of the bounds of every flag that takes a number, beside what
+ * its parser accepts: `--rate-limit 0/m` passed the parser and met the
+ * option's schema, which said "--rate-limit limit expected number to be
+ * >=1." (zod's words) and then "Run … --help", not the usage.
+ */
+const BIG = '999999999999999'
+const OUT_OF_RANGE: Partial<Record<FlagName, string[]>> = {
+  port: [BIG],
+  headersTimeout: ['0', BIG],
+  requestTimeout: ['0', BIG],
+  keepAliveTimeout: ['0', BIG],
+  sendTimeout: ['0', BIG],
+  maxHeadersCount: ['0', BIG],
+  maxConnections: ['0', BIG],
+  seed: [BIG],
+  customersPerAccount: [BIG],
+  latency: [BIG, `0-${BIG}`],
+  rateLimit: ['0/m', '1/0s'],
+  nameLength: ['0-0'],
+  emailMaxLength: ['0'],
+  maxScopes: ['0', BIG],
+  expiresIn: ['min=0', 'default=0', 'max=0', '0-1'],
+  maxBodyBytes: ['0', BIG],
+  journalLimit: ['0'],
+  limits: Object.keys(DEFAULTS.limits).map((key) => `${key}=0`),
+  idempotency: Object.keys(DEFAULTS.idempotency).map((key) => `${key}=0`),
+}
+
+it('has out-of-range values for every flag that takes a number', () => {
+  // N, MS, SPEC, N/WINDOW, MIN-MAX, MIN[-MAX]ms, and key=N pairs.
+  const numeric = FLAG_ROWS.filter(
+    ([, row]) =>
+      row.parse !== undefined &&
+      (/^(?:N|MS|SPEC)$|MIN|\//.test(row.value ?? '') || row.merge === true),
+  ).map(([name]) => name)
+  expect(numeric.toSorted()).toEqual(Object.keys(OUT_OF_RANGE).toSorted())
+})
+
+it.each(
+  Object.entries(OUT_OF_RANGE).flatMap(([name, values]) =>
+    values!.map((value) => [
+      (FLAG_TABLE as Record<string, { flag?: string }>)[name]!.flag!,
+      value,
+    ]),
+  ),
+)(
+  'refuses --%s %s in one sentence of its own and the usage, exit 2',
+  async (flag, value) => {
+    const [stderr, code] = await runMain([
+      '--port',
+      '0',
+      '--quiet',
+      `--${flag}`,
+      value,
+    ])
+    expect(code).toBe(2)
+    const [first, blank, usage] = stderr.split('\n')
+    expect(first).toMatch(
+      new RegExp(`^customer-token-sandbox: --${flag}\\b.* must be .*, not `),
+    )
+    expect(first).not.toMatch(/expected|>=|<=|Too (?:small|big)/)
+    expect(blank).toBe('')
+    expect(usage).toMatch(/^Usage: customer-token-sandbox /)
+  },
+)

@@ -76,7 +76,28 @@ it('merges partial nested options with their defaults', () => {
 })
 
 const bad: [string, SandboxOptions | Record<string, unknown>, RegExp][] = [
-  ['a negative seed', { seed: -1 }, /"seed"/],
+  [
+    'a negative seed',
+    { seed: -1 },
+    /option "seed" must be a whole number from 0 to 4294967295, not -1\. /,
+  ],
+  // In the project's words, not zod's ("Too small: expected number to be
+  // >=1"), and the field's own bound alone beyond the safe integers.
+  [
+    'a journalLimit of 0',
+    { journalLimit: 0 },
+    /option "journalLimit" must be a whole number of at least 1, not 0\. See SandboxOptions/,
+  ],
+  [
+    'a seed beyond the safe integers',
+    { seed: 1e300 },
+    /option "seed" must be a whole number from 0 to 4294967295, not 1e\+300\. /,
+  ],
+  [
+    'a rate limit of 0',
+    { rateLimit: { limit: 0, windowSeconds: 60 } },
+    /option "rateLimit\.limit" must be a whole number of at least 1, not 0\. /,
+  ],
   [
     'a relative baseUrl',
     { baseUrl: 'nope' },

@@ -256,7 +256,8 @@ export async function main({
       return { exitCode: 1 }
     }
     if (error instanceof TypeError || error instanceof RangeError) {
-      // A bad option value: createSandbox says which and how to fix it.
+      // A bad option value: createSandbox says which and how to fix it,
+      // and the usage follows, as after a flag the table refuses.
       const message =
         'explain' in error && typeof error.explain === 'function'
           ? (error as Error & { explain: Explain }).explain(
@@ -267,7 +268,7 @@ export async function main({
         `${NAME}: ${message.replace(
           /^Failed to (?:create a sandbox|start the sandbox server): /,
           '',
-        )}\n\nRun ${NAME} --help for the options.\n`,
+        )}\n\n${USAGE}`,
       )
       return { exitCode: 2 }
     }

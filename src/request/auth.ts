@@ -156,7 +156,7 @@ export function hasScope(principal: Principal, scope: string): boolean {
 export function requireScope(
   principal: Principal,
   scope: string,
-  detail = `This call needs the scope "${scope}", which the token does not carry.`,
+  detail = `This call needs the scope "${scope}", which the ${principal.kind === 'token' ? 'token' : 'API key'} does not carry.`,
 ): void {
   if (hasScope(principal, scope)) return
   throw new SandboxError('insufficient_scope', detail, {

@@ -274,6 +274,19 @@ export function validateBody<T>(
       }
       continue
     }
+    // @note z.int() bounds a number to the safe integers besides the
+    // field's own min and max: 1e300 broke both, and the answer named two
+    // maxima. The field's own bound is the one to name.
+    type Bound = { origin?: string }
+    if (
+      (issue as Bound).origin === 'int' &&
+      result.error.issues.some(
+        (other) =>
+          (other as Bound).origin === 'number' &&
+          `${other.path}` === `${issue.path}`,
+      )
+    )
+      continue
     const field = clip(String(issue.path[0] ?? ''))
     const label = clip(labelOf(issue.path))
     const value = valueAt(body, issue.path)

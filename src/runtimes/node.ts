@@ -22,7 +22,7 @@ import {
   JS_NAMING,
   optionsRangeError,
   optionsTypeError,
-  showValue,
+  wholeNumber,
   type OptionNaming,
 } from '../option-messages.ts'
 import type { SandboxCore } from '../sandbox.ts'
@@ -188,15 +188,6 @@ const fn = z.custom<(...args: never[]) => unknown>(
   (value) => typeof value === 'function',
   { message: 'must be a function' },
 )
-
-/** A whole number within bounds, with one message for a value of any kind. */
-const wholeNumber = (min: number, max: number) => {
-  const bounds = {
-    error: (issue: { input?: unknown }) =>
-      `must be a whole number from ${min} to ${max}, not ${showValue(issue.input)}`,
-  }
-  return z.number(bounds).int(bounds).min(min, bounds).max(max, bounds)
-}
 
 // node:http's timers and counts take 32-bit signed values.
 const serverLimit = () => wholeNumber(1, 2 ** 31 - 1)

@@ -60,7 +60,7 @@ it.each<[string, Record<string, unknown>, string]>([
   [
     'a sandbox option of the wrong type',
     { seed: 'x' },
-    'option "start.seed" expected number, received string. See StartSandboxWorkerOptions for its type and default.',
+    'option "start.seed" must be a whole number from 0 to 4294967295, not "x". See StartSandboxWorkerOptions for its type and default.',
   ],
   [
     'an unknown sandbox option',
