@@ -104,10 +104,12 @@ export class SandboxError extends Error {
       response = format(problem)
       if (!(response instanceof Response))
         throw new TypeError(`errorFormat returned ${response}, not a Response`)
-      // The router adds it too: a Response whose headers no one may change
-      // (Response.redirect()) fails here, not there, where nothing catches.
+      // @note The router sets it: a Response whose headers no one may
+      // change (Response.redirect()) fails here, not there, where nothing
+      // catches. Deleted, not set: a refusal kept for replay keeps its
+      // headers, and a replay would carry two ids.
       try {
-        response.headers.set('x-request-id', requestId)
+        response.headers.delete('x-request-id')
       } catch {
         throw new TypeError(
           'errorFormat returned a Response whose headers cannot be set',
