@@ -23,6 +23,7 @@ export type Misbehaviour =
   | { kind: 'stalled-body' }
   | { kind: 'html' }
   | { kind: 'deep'; levels: number }
+  | { kind: 'hyphens'; bytes: number }
   | { kind: 'reset' }
   | { kind: 'server-error' }
   | { kind: 'encoded'; encoding: string }
@@ -168,6 +169,15 @@ export async function createMisbehaving(
           res.writeHead(201, { 'content-type': 'application/json' })
           return void res.end(
             `${'['.repeat(how.levels)}${']'.repeat(how.levels)}`,
+          )
+        case 'hyphens':
+          // Every call refused, in words of `a-a-a-…`: each `a` begins a word.
+          res.writeHead(422, { 'content-type': 'application/json' })
+          return void res.end(
+            JSON.stringify({
+              code: 'validation_failed',
+              detail: 'a-'.repeat(how.bytes / 2),
+            }),
           )
         case 'html':
           res.writeHead(200, { 'content-type': 'text/html' })
