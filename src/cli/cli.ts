@@ -415,9 +415,27 @@ function formatLog(log: RequestLog, paint: Paint): string {
         ? 'yellow'
         : 'green'
   const time = new Date().toISOString().slice(11, 23)
-  return `${paint('gray', time)} ${log.method.padEnd(6)} ${log.path} ${paint(colour, status)} ${log.duration_ms.toFixed(1)}ms${
+  return `${paint('gray', time)} ${log.method.padEnd(6)} ${printable(log.path)} ${paint(colour, status)} ${log.duration_ms.toFixed(1)}ms${
     log.account_id ? ` ${log.account_id}` : ''
-  }${log.credential ? ` ${paint('gray', log.credential)}` : ''}\n`
+  }${log.credential ? ` ${paint('gray', printable(log.credential))}` : ''}\n`
+}
+
+/**
+ * A value a client sent, as a terminal line shows it: control characters
+ * (C0, DEL and C1) escaped. A masked credential keeps its last four
+ * characters, and node takes bytes 0x80-0xFF in a header as Latin-1: U+009B
+ * is a terminal's CSI, and `…\u009b2J` cleared the screen of whoever read
+ * the log.
+ *
+ * @example
+ * printable('sk_test_…\u009b2J') // 'sk_test_…\\u009b2J'
+ */
+function printable(text: string): string {
+  return text.replace(
+    // oxlint-disable-next-line no-control-regex -- control characters are what it finds
+    /[\u0000-\u001f\u007f-\u009f]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  )
 }
 
 /** What each persona key does, in a banner line. */
