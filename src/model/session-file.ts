@@ -169,7 +169,7 @@ async function readWholeJson(named: string, path: string): Promise<unknown> {
 }
 
 const isSuccess = (exchange: RecordedExchange, path: string): boolean =>
-  exchange.request.path.replace(/\?.*$/, '') === path &&
+  exchange.request.path.split('?', 1)[0] === path &&
   exchange.response.status >= 200 &&
   exchange.response.status < 300
 

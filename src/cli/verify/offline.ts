@@ -162,7 +162,7 @@ export async function verifyRecorded(
   const seen = new Map<string, number>()
   let replayed = 0
   for (const exchange of exchanges) {
-    const path = exchange.request.path.replace(/\?.*$/, '')
+    const path = exchange.request.path.split('?', 1)[0]!
     if (
       exchange.request.method !== 'POST' ||
       !(OPERATION_PATHS as readonly string[]).includes(path) ||
