@@ -194,9 +194,37 @@ export async function startCli(
 }
 
 /**
- * Spawns `record` in front of a service that misbehaves as `how` says, with
- * `extra` flags, its session file in a fresh folder named after `prefix`;
+ * Spawns `record` in front of `target`, writing `file`, with `extra` flags;
  * resolves once it says where it records through.
+ *
+ * @example
+ * const { cli, url } = await startRecording(live.url, file)
+ * await fetch(`${url}/v1/customers`, init)
+ * expect(await cli.stop('SIGINT')).toBe(0)
+ */
+export async function startRecording(
+  target: string,
+  file: string,
+  extra: string[] = [],
+): Promise<{ cli: RunningCli; url: string }> {
+  const cli = runCli([
+    'record',
+    '--target',
+    target,
+    '--port',
+    '0',
+    '--out',
+    file,
+    ...extra,
+  ])
+  const [, url] = await cli.waitFor(/through (http:\/\/\S+)/)
+  return { cli, url: url! }
+}
+
+/**
+ * Spawns `record` ({@link startRecording}) in front of a service that
+ * misbehaves as `how` says, its session file in a fresh folder named after
+ * `prefix`.
  *
  * @example
  * const { url, file } = await recordMisbehaving({ kind: 'endless' }, 'cts-endless-', ['--timeout', '1000'])
@@ -208,18 +236,7 @@ export async function recordMisbehaving(
 ): Promise<{ cli: RunningCli; file: string; url: string }> {
   const service = await startMisbehaving(how)
   const file = join(await tempFolder(prefix), 'session.jsonl')
-  const cli = runCli([
-    'record',
-    '--target',
-    service.url,
-    '--port',
-    '0',
-    '--out',
-    file,
-    ...extra,
-  ])
-  const [, url] = await cli.waitFor(/through (http:\/\/\S+)/)
-  return { cli, file, url: url! }
+  return { ...(await startRecording(service.url, file, extra)), file }
 }
 
 /**

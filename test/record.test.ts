@@ -12,7 +12,7 @@ import {
 import { startRecorder } from '../src/cli/record.ts'
 import { verifyRecorded } from '../src/cli/verify/offline.ts'
 import { readSessionFile } from '../src/model/session-file.ts'
-import { runCli, startServer } from './_servers.ts'
+import { startRecording, startServer } from './_servers.ts'
 
 let dir: string
 // The live service's own key: never the sandbox's documented demo key.
@@ -185,16 +185,7 @@ describe('record → --from → verify --from', { timeout: 60_000 }, () => {
   it('the record command proxies, saves, and stops cleanly on Ctrl-C', async () => {
     const live = await startServer()
     const file = join(dir, 'cli.jsonl')
-    const cli = runCli([
-      'record',
-      '--target',
-      live.url,
-      '--port',
-      '0',
-      '--out',
-      file,
-    ])
-    const [, url] = await cli.waitFor(/through (http:\/\/\S+)/)
+    const { cli, url } = await startRecording(live.url, file)
     const answer = await post(
       url!,
       '/v1/customers',

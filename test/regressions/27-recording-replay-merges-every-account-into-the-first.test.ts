@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { expect, it } from 'vitest'
 import { DEMO_KEY_ONE, DEMO_KEY_TWO } from '../../fixtures/demo-keys.ts'
-import { runCli, startCli, tempFolder } from '../_servers.ts'
+import { startCli, startRecording, tempFolder } from '../_servers.ts'
 
 // Found by recording a sandbox (the "live service") through `record
 // --keep-secrets`: with the second demo key, a token T was minted and the
@@ -58,18 +58,12 @@ async function recordSession(
 ): Promise<string> {
   const live = await startCli(['--port', '0', '--quiet', ...liveArgs])
   const file = join(await tempFolder('cts-accounts-'), 'session.jsonl')
-  const recorder = runCli([
-    'record',
-    '--target',
+  const { cli: recorder, url } = await startRecording(
     live.url,
-    '--port',
-    '0',
-    '--out',
     file,
-    ...recordArgs,
-  ])
-  const [, url] = await recorder.waitFor(/through (http:\/\/\S+)/)
-  await client(url!)
+    recordArgs,
+  )
+  await client(url)
   expect(await recorder.stop('SIGINT')).toBe(0)
   expect(await live.stop()).toBe(0)
   return file

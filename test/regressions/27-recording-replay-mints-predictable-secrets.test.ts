@@ -2,7 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { expect, it } from 'vitest'
 import { DEMO_KEY_ONE } from '../../fixtures/demo-keys.ts'
-import { runCli, startCli, tempFolder } from '../_servers.ts'
+import { startCli, startRecording, tempFolder } from '../_servers.ts'
 
 // Found by starting the server twice from one recording: each run minted the
 // same token secret for the demo key (tok_test_…), and the same ids. The
@@ -45,16 +45,7 @@ async function firstMade(
 async function recording(folder: string): Promise<string> {
   const live = await startCli(['--port', '0', '--quiet'])
   const file = join(folder, 'session.jsonl')
-  const recorder = runCli([
-    'record',
-    '--target',
-    live.url,
-    '--port',
-    '0',
-    '--out',
-    file,
-  ])
-  const [, url] = await recorder.waitFor(/through (http:\/\/\S+)/)
+  const { cli: recorder, url } = await startRecording(live.url, file)
   const answer = await fetch(`${url}/v1/customers`, {
     method: 'POST',
     headers: {
