@@ -84,8 +84,10 @@ export function showValue(value: unknown): string {
  */
 export function wholeNumber(min: number, max = Number.MAX_SAFE_INTEGER) {
   const bounds = {
+    // @note With no upper bound of its own, a number past the safe ones is
+    // told the bound it broke, not "of at least 1".
     error: (issue: { input?: unknown }) =>
-      `must be a whole number ${max < Number.MAX_SAFE_INTEGER ? `from ${min} to ${max}` : `of at least ${min}`}, not ${showValue(issue.input)}`,
+      `must be a whole number ${max < Number.MAX_SAFE_INTEGER || (issue.input as number) > max ? `from ${min} to ${max}` : `of at least ${min}`}, not ${showValue(issue.input)}`,
   }
   return z.int(bounds).min(min, bounds).max(max, bounds)
 }

@@ -13,7 +13,6 @@ import {
   JS_NAMING,
   optionsRangeError,
   optionsTypeError,
-  showValue,
   wholeNumber,
   type OptionNaming,
 } from './option-messages.ts'
@@ -370,10 +369,8 @@ export const OptionsSchema = z
         message: 'must be a function (problem) => Response',
       },
     ),
-    maxBodyBytes: positiveInt().max(MAX_BODY_BYTES, {
-      error: (issue) =>
-        `must be at most ${MAX_BODY_BYTES} (256 MiB), not ${showValue(issue.input)}: a body is read as one string`,
-    }),
+    // A body is read as one string (see MAX_BODY_BYTES).
+    maxBodyBytes: positiveInt(MAX_BODY_BYTES),
     clockAfterSet: z.enum(['frozen', 'running']),
     idempotency: z
       .object({

@@ -10,7 +10,7 @@ import { runMain } from '../_servers.ts'
 // The option now stops at 256 MiB, refused above it at start; and a body
 // the runtime cannot make a string of is `413 payload_too_large`, saying so.
 
-const CEILING = 'must be at most 268435456 (256 MiB), not 1073741824'
+const CEILING = 'must be a whole number from 1 to 268435456, not 1073741824'
 
 afterEach(() => {
   vi.restoreAllMocks()
@@ -18,7 +18,14 @@ afterEach(() => {
 
 it('refuses maxBodyBytes above 256 MiB when the sandbox is made, naming the ceiling', () => {
   expect(() => createSandbox({ maxBodyBytes: 2 ** 30 })).toThrow(
-    `Failed to create a sandbox: option "maxBodyBytes" ${CEILING}: a body is read as one string. See SandboxOptions for its type and default.`,
+    `Failed to create a sandbox: option "maxBodyBytes" ${CEILING}. See SandboxOptions for its type and default.`,
+  )
+  // Past the safe integers too: the bound it broke, not "of at least 1".
+  expect(() => createSandbox({ maxBodyBytes: 2 ** 60 })).toThrow(
+    'must be a whole number from 1 to 268435456, not 1152921504606847000.',
+  )
+  expect(() => createSandbox({ journalLimit: 1e20 })).toThrow(
+    'must be a whole number from 1 to 9007199254740991, not 100000000000000000000.',
   )
   expect(createSandbox({ maxBodyBytes: 2 ** 28 }).options.maxBodyBytes).toBe(
     2 ** 28,
@@ -35,7 +42,7 @@ it('refuses --max-body-bytes above 256 MiB at start, exit 2', async () => {
   ])
   expect(code).toBe(2)
   expect(stderr.split('\n')[0]).toBe(
-    `customer-token-sandbox: --max-body-bytes ${CEILING}: a body is read as one string.`,
+    `customer-token-sandbox: --max-body-bytes ${CEILING}.`,
   )
 })
 
