@@ -45,14 +45,15 @@ export interface IdempotencyStore {
   /**
    * Claims `key` of `account` for a request with `fingerprint`, or says why
    * it cannot. A key kept with the fingerprint of an earlier version (before
-   * `sha256:`) matches `legacy`, that request's {@link hashString}.
+   * `sha256:`) matches what `legacy` gives, that request's `hashString`,
+   * asked only then.
    */
   begin(
     key: string,
     fingerprint: string,
     now: number,
     account?: string,
-    legacy?: string,
+    legacy?: () => string,
   ): IdempotencyLookup
   /** The form in which a durable store keeps a claimed key once `response` answers it. */
   toSaved(
@@ -137,7 +138,7 @@ export function createIdempotencyStore(options: {
         if (
           entry.fingerprint !== fingerprint &&
           (entry.fingerprint.startsWith('sha256:') ||
-            entry.fingerprint !== legacy)
+            entry.fingerprint !== legacy?.())
         )
           return { kind: 'reused' }
         if (entry.state === 'in-flight') return { kind: 'in-flight' }

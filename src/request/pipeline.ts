@@ -91,7 +91,9 @@ export async function runOperation(
 ): Promise<Response> {
   if (!ctx.seeded) await ctx.ready
   let idempotencyKey: string | undefined
-  let fingerprint: string | undefined
+  // Claims this request's key (its body's fingerprint taken once), again
+  // after another replica wrote first.
+  let claim: (() => IdempotencyLookup) | undefined
   // The store a key is begun in: a reset meanwhile makes a new one (and the
   // request is dropped before it begins a key in that one).
   const keys = ctx.idempotency
@@ -171,16 +173,16 @@ export async function runOperation(
         ])
       }
       const scoped = `${principal.accountId}\n${spec.operation}\n${key}`
-      fingerprint = await bodyFingerprint(text)
-      const replay = claimed(
+      const fingerprint = await bodyFingerprint(text)
+      claim = () =>
         keys.begin(
           scoped,
           fingerprint,
           now.getTime(),
           principal.accountId,
-          hashString(text),
-        ),
-      )
+          () => hashString(text),
+        )
+      const replay = claimed(claim())
       if (replay) {
         state.entry.replayed = true
         state.entry.code = replay.code ?? null
@@ -240,20 +242,12 @@ export async function runOperation(
         // answered it first, and the fleet's keys count toward the caps.
         const held = idempotencyKey
         idempotencyKey = undefined
-        const claimAgain = () =>
-          keys.begin(
-            held,
-            fingerprint!,
-            now.getTime(),
-            principal.accountId,
-            hashString(text),
-          )
-        let lookup = claimAgain()
+        let lookup = claim!()
         // Still this request's own claim: made again, against caps that
         // now count the keys the other replicas stored.
         if (lookup.kind === 'in-flight') {
           keys.abandon(held)
-          lookup = claimAgain()
+          lookup = claim!()
         }
         const replay = claimed(lookup)
         if (replay) {
