@@ -298,7 +298,7 @@ export async function runOperation(
       // and a closed connection would read as a replica that died.
       if (!takenFromStore.has(ctx.db) && ctx.storage?.sync === undefined)
         return Response.error()
-      throw overtaken(ctx)
+      throw await overtaken(ctx)
     }
     await wait()
     throw error
@@ -308,18 +308,16 @@ export async function runOperation(
 /**
  * The `503` of a request that a reset or a restore overtook on a replica
  * of a fleet: nothing was changed, and a retry is answered from the new
- * data.
+ * data. Its words are loaded when first needed, as `storageProblem`'s are.
  *
  * @example
- * if (ctx.db !== state.db) throw overtaken(ctx)
+ * if (ctx.db !== state.db) throw await overtaken(ctx)
  */
-export function overtaken(ctx: SandboxContext): SandboxError {
-  return new SandboxError(
-    'storage_unavailable',
-    takenFromStore.has(ctx.db)
-      ? 'Another replica stored a whole new state (a reset, a restore, or the state after many changes) while this request was answered, so it was not stored and nothing was changed. Retry it.'
-      : 'This replica stored a whole new state (a reset or a restored snapshot) while this request was answered, so it was not stored and nothing was changed. Retry it.',
-    { headers: { 'retry-after': '1' } },
+export async function overtaken(ctx: SandboxContext): Promise<SandboxError> {
+  // Asked before the load: another reset may replace ctx.db meanwhile.
+  const byAnotherReplica = takenFromStore.has(ctx.db)
+  return (await import('./storage-errors.ts')).overtakenProblem(
+    byAnotherReplica,
   )
 }
 

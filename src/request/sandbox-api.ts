@@ -110,7 +110,7 @@ export async function runSandboxCall(
         error.code === 'invalid_credentials' &&
         ctx.db !== call.state.db
       ) {
-        throw overtaken(ctx)
+        throw await overtaken(ctx)
       }
       throw error
     }

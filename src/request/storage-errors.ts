@@ -1,5 +1,6 @@
 // The problem of a request that a durable store could not serve, in the
-// store's own words: loaded when a store first fails (`storageProblem`).
+// store's own words, or that a reset overtook on a replica of a fleet:
+// loaded when first needed (`storageProblem`, `overtaken`).
 import type { Store } from '../model/store.ts'
 import { SandboxError, STORAGE_RETRY_AFTER_SECONDS } from './errors.ts'
 
@@ -60,5 +61,23 @@ export function storageUnavailable(
     'storage_unavailable',
     `The sandbox could not store this write ${where} (${shown})${outcome}; ${health}`,
     { headers },
+  )
+}
+
+/**
+ * The `503` of a request that a reset or a restore overtook on a replica
+ * of a fleet (`overtaken` in pipeline.ts, which loads it): nothing was
+ * changed, and a retry is answered from the new data.
+ *
+ * @example
+ * throw overtakenProblem(true) // Another replica stored a whole new state …
+ */
+export function overtakenProblem(byAnotherReplica: boolean): SandboxError {
+  return new SandboxError(
+    'storage_unavailable',
+    byAnotherReplica
+      ? 'Another replica stored a whole new state (a reset, a restore, or the state after many changes) while this request was answered, so it was not stored and nothing was changed. Retry it.'
+      : 'This replica stored a whole new state (a reset or a restored snapshot) while this request was answered, so it was not stored and nothing was changed. Retry it.',
+    { headers: { 'retry-after': '1' } },
   )
 }

@@ -63,11 +63,9 @@ export function checkCharset(header: string | null): void {
 
 /** The `charset` parameter of a `Content-Type`, unquoted, or undefined. */
 function charsetOf(header: string | null): string | undefined {
-  if (header === null) return undefined
-  const match = /;\s*charset\s*=\s*("[^"]*"|[^;\s]*)/i.exec(header)
-  if (!match) return undefined
-  const value = match[1]!
-  return value.startsWith('"') ? value.slice(1, -1) : value
+  const match =
+    header && /;\s*charset\s*=\s*(?:"([^"]*)"|([^;\s]*))/i.exec(header)
+  return match ? (match[1] ?? match[2]) : undefined
 }
 
 /**
