@@ -134,20 +134,22 @@ export const MAX_FIELD_ERRORS = 20
 /**
  * A 422 `validation_failed` whose detail is built from its field errors. Past
  * `MAX_FIELD_ERRORS` the rest are only counted, so that a body of thousands of
- * bad fields gets an answer of a few KB.
+ * bad fields gets an answer of a few KB; `more` counts problems for which no
+ * field error was made at all (unknown keys past the first few).
  *
  * @example
  * throw validationError([{ field: 'name', code: 'required', message: 'name is required' }])
  */
-export function validationError(all: FieldError[]): SandboxError {
+export function validationError(all: FieldError[], more = 0): SandboxError {
   const errors = all.slice(0, MAX_FIELD_ERRORS)
-  const omitted = all.length - errors.length
+  const count = all.length + more
+  const omitted = count - errors.length
   // The detail quotes a few messages; errors[] carries the rest.
   const quoted = errors.slice(0, 3).map((e) => e.message)
   const detail =
-    all.length === 1
+    count === 1
       ? errors[0]!.message
-      : `${all.length} problems: ${quoted.join('; ')}${all.length > quoted.length ? '; …' : ''}`
+      : `${count} problems: ${quoted.join('; ')}${count > quoted.length ? '; …' : ''}`
   return new SandboxError('validation_failed', detail, {
     errors,
     ...(omitted > 0 && { errorsOmitted: omitted }),
