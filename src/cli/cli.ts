@@ -40,16 +40,19 @@ export interface MainOptions extends Partial<CliIO> {
 function unheldCredentials(from: unknown): {
   credentials: string[]
   account: string | undefined
+  /** The keys whose secrets the recording masked, which `readSessionFile` renewed. */
+  renewed: string[]
 } {
   const session = from as
     | {
         data?: { accounts?: { id?: string }[] }
-        recorded?: { unheld_credentials?: string[] }
+        recorded?: { unheld_credentials?: string[]; renewed_keys?: string[] }
       }
     | undefined
   return {
     credentials: session?.recorded?.unheld_credentials ?? [],
     account: session?.data?.accounts?.[0]?.id,
+    renewed: session?.recorded?.renewed_keys ?? [],
   }
 }
 
@@ -291,6 +294,13 @@ export async function main({
     // service may keep in accounts apart.
     err.write(
       `${NAME}: --from: what ${unheld.credentials.length} credentials of the recording made (${unheld.credentials.join(', ')}) is all in the first account, ${unheld.account}: they are no keys of the sandbox, so which accounts of the service they stand for cannot be told.\n`,
+    )
+  }
+  if (!server.loadedFromFile && unheld.renewed.length > 0) {
+    // @note Said, as a client holding one of them is now refused: the
+    // recording kept the customers they made, not the keys themselves.
+    err.write(
+      `${NAME}: --from: the recording masked the API keys of its own fixtures (${unheld.renewed.join(', ')}), as record does without --keep-secrets: they were given new secrets, so a client holding one of them gets 401.\n`,
     )
   }
   // Said of the options given, as --from is: a default is no one's wish.

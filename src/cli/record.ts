@@ -19,6 +19,7 @@ import {
   type RecordedExchange,
   type RecordingHeader,
 } from '../model/session-file.ts'
+import { DEFAULT_ACCOUNTS } from '../../fixtures/demo-keys.ts'
 import { createSandboxCore } from '../sandbox-core.ts'
 import { maskSecret } from '../model/secrets.ts'
 import { sandboxOptionsOf } from './verify/config.ts'
@@ -47,9 +48,11 @@ export interface RecorderOptions {
    */
   maxBody?: number
   /**
-   * Keeps the tokens the service mints in full, so that `--from` lets a
-   * client holding one in. Off, they are masked: they are the live service's
-   * credentials. API keys are masked either way.
+   * Keeps the tokens the service mints, and the API keys of the fixtures
+   * that `config` gives, in full, so that `--from` lets a client holding one
+   * in. Off, they are masked: they are the live service's credentials, and
+   * fixture keys may be copies of its keys. The credential of each exchange
+   * is masked either way, as are other API keys the exchanges show.
    * @default false
    */
   keepSecrets?: boolean
@@ -96,6 +99,28 @@ export function maskAuthorization(value: string): string {
   const [scheme, ...rest] = value.trim().split(/\s+/)
   const credential = rest.join(' ')
   return credential ? `${scheme} ${maskSecret(credential)}` : (scheme ?? '')
+}
+
+// The documented keys, public by design (the README, the banner, `fixtures/`):
+// a recording keeps them, so that `--from` lets their holders in.
+const DOCUMENTED_KEYS: ReadonlySet<string> = new Set(
+  DEFAULT_ACCOUNTS.flatMap((account) => account.apiKeys.map((k) => k.key)),
+)
+
+/**
+ * Masks, in a recording's starting session, the secret of every API key
+ * that is not a documented one: in its data, and in the fixtures of its
+ * options, where a `config` gave them.
+ */
+function maskOwnKeys(session: RecordingHeader['session']): void {
+  const mask = (secret: string): string =>
+    DOCUMENTED_KEYS.has(secret) ? secret : maskSecret(secret)
+  for (const key of session.data.api_keys)
+    if (typeof key.secret === 'string') key.secret = mask(key.secret)
+  const fixtures = session.options.fixtures as
+    { accounts?: { apiKeys?: { key: string }[] }[] } | undefined
+  for (const account of fixtures?.accounts ?? [])
+    for (const key of account.apiKeys ?? []) key.key = mask(key.key)
 }
 
 /**
@@ -204,6 +229,10 @@ export async function startRecorder(
   // default that the recorder's sandbox resolved made every server started
   // from the file mint predictable secrets. The one that replays it decides.
   delete session.options.deterministic
+  // @note The keys a config gives may be copies of the service's: they are
+  // masked as the credentials of the exchanges are. `--from` needs them in
+  // full only to let their holders in, which is what --keep-secrets asks.
+  if (!options.keepSecrets) maskOwnKeys(session)
   const header: RecordingHeader = {
     format: RECORDING_FORMAT,
     version: 1,

@@ -2,7 +2,8 @@
 import { createReadStream } from 'node:fs'
 import { open, stat } from 'node:fs/promises'
 import { createInterface } from 'node:readline'
-import { maskSecret } from './secrets.ts'
+import { createCryptoRandom, ID_FORMATS, randomBase62 } from './ids.ts'
+import { isMaskedSecret, maskSecret } from './secrets.ts'
 
 /** One call that went through the recorder, secrets masked. */
 export interface RecordedExchange {
@@ -35,12 +36,17 @@ export interface RecordingHeader {
   version: 1
   /** The live service's base URL. */
   target: string
-  /** Whether token secrets were kept in full (`record --keep-secrets`). */
+  /**
+   * Whether token secrets, and the keys of the session's own fixtures, were
+   * kept in full (`record --keep-secrets`).
+   */
   keep_secrets: boolean
   /**
    * The sandbox's session at the start, as `sandbox.export()` gives it,
    * without `deterministic` in its options: a recording is no deterministic
    * sandbox's state, and the sandbox that starts from it keeps its own.
+   * Unless `keep_secrets`, the secrets of its API keys but the documented
+   * ones are masked (recordings made before kept them in full).
    */
   session: {
     options: Record<string, unknown>
@@ -191,6 +197,44 @@ const credentialOf = (exchange: RecordedExchange): string | undefined => {
 }
 
 /**
+ * Gives each API key whose secret the recording masked a new secret, in the
+ * session's data and in the fixtures of its options (the key a fixture made
+ * and the fixture the same one, so that a reset makes it again): a masked
+ * secret can be no key's. Returns the masked forms, in order.
+ */
+function renewMaskedKeys(session: RecordingHeader['session']): string[] {
+  const random = createCryptoRandom()
+  const { prefix, length } = ID_FORMATS.apiKey
+  const fresh = () => randomBase62(random, length, prefix)
+  const masked: string[] = []
+  // The new secrets by account and masked form, in the order of the keys.
+  const renewed = new Map<string, string[]>()
+  for (const key of session.data.api_keys) {
+    if (typeof key.secret !== 'string' || !isMaskedSecret(key.secret)) continue
+    const secret = fresh()
+    const slot = `${key.account_id} ${key.secret}`
+    renewed.set(slot, [...(renewed.get(slot) ?? []), secret])
+    masked.push(key.secret)
+    key.secret = secret
+  }
+  const fixtures = (
+    session.options as { fixtures?: { accounts?: unknown } } | undefined
+  )?.fixtures
+  if (!Array.isArray(fixtures?.accounts)) return masked
+  for (const account of fixtures.accounts as {
+    id?: unknown
+    apiKeys?: unknown
+  }[]) {
+    if (!Array.isArray(account?.apiKeys)) continue
+    for (const key of account.apiKeys as { key?: unknown }[])
+      if (typeof key?.key === 'string' && isMaskedSecret(key.key))
+        key.key =
+          renewed.get(`${String(account.id)} ${key.key}`)?.shift() ?? fresh()
+  }
+  return masked
+}
+
+/**
  * The session a recording stands for: its starting session, plus each
  * customer the service created and, when the secrets were kept, each token
  * it minted, so that a client still holding one is let in.
@@ -203,7 +247,9 @@ const credentialOf = (exchange: RecordedExchange): string | undefined => {
  * before with the same form, as recorded). What a credential the session
  * holds no key for made (the live service's own keys, and the tokens they
  * minted) belongs to the first account; their masked forms are listed under
- * `recorded.unheld_credentials`.
+ * `recorded.unheld_credentials`. A key the recording masked is told by its
+ * masked form too, and gets a new secret; their masked forms are listed
+ * under `recorded.renewed_keys`.
  */
 function sessionOf(
   header: RecordingHeader,
@@ -222,8 +268,11 @@ function sessionOf(
   const held = new Map<string, Maker>()
   const hold = (secret: unknown, maker: Maker) => {
     if (typeof secret !== 'string') return
-    for (const form of [secret, maskSecret(secret)])
-      if (!held.has(form)) held.set(form, maker)
+    // A secret the recording masked is its own masked form.
+    const forms = isMaskedSecret(secret)
+      ? [secret]
+      : [secret, maskSecret(secret)]
+    for (const form of forms) if (!held.has(form)) held.set(form, maker)
   }
   const keys = session.data.api_keys
   for (const key of [
@@ -231,6 +280,7 @@ function sessionOf(
     ...keys.filter((k) => k.revoked),
   ])
     hold(key.secret, { account: key.account_id, issuer: key.id })
+  const renewed = renewMaskedKeys(session)
   for (const token of session.data.tokens)
     hold(token.secret, {
       account: String(token.account_id),
@@ -315,6 +365,7 @@ function sessionOf(
       exchanges,
       ...(torn > 0 && { torn_lines: torn }),
       ...(unheld.size > 0 && { unheld_credentials: [...unheld] }),
+      ...(renewed.length > 0 && { renewed_keys: renewed }),
     },
   }
 }

@@ -56,8 +56,9 @@ live service and saves the exchanges, secrets masked, as a session file that
   --timeout MS          time to wait for each answer of the service (default 30000)
   --max-body SIZE       most bytes of one answer kept in the file, after decompression;
                         a larger one reaches the client and is kept as its headers and a note (default 8MB)
-  --keep-secrets        keep the tokens the service mints in full, so that --from lets
-                        their holders in (off: they are masked; API keys always are)
+  --keep-secrets        keep the tokens the service mints, and the keys of --config's own
+                        fixtures, in full, so that --from lets their holders in (off: they
+                        are masked; the credential of each exchange always is)
   -h, --help            show this help
 
 Stop with Ctrl-C or SIGTERM: calls in flight are ended and saved, and it
