@@ -196,6 +196,69 @@ const credentialOf = (exchange: RecordedExchange): string | undefined => {
   return entry?.[1].trim().split(/\s+/)[1] || undefined
 }
 
+/** What the credentials a recording shows stand for: see {@link recordedCredentials}. */
+export interface RecordedCredentials<T> {
+  /**
+   * Holds `secret` (in full, or as a recording masked it) for `value`, by
+   * each form a recording may show it in, unless one held before shows the
+   * same way.
+   */
+  hold(secret: unknown, value: T): void
+  /** The recording minted `token`, as recorded: from now on it stands for `value`. */
+  mint(token: string, value: T): void
+  /**
+   * What `credential`, as recorded, stands for: a token minted before, then a
+   * held secret; `undefined` for a credential of neither.
+   */
+  of(credential: string | undefined): { value: T; minted: boolean } | undefined
+}
+
+/**
+ * Tells what each credential of a recording stands for, as recorded, in full
+ * or masked: an API key of `keys`, by its secret or its masked form (the
+ * first that masks the same way, an unrevoked one first: `sk_test_…0001` is
+ * the demo key one's, whose mask persona keys share), or a token minted
+ * earlier in the recording (the last minted with that form). `--from` gives
+ * each record to the account of the credential that made it, and `verify
+ * --from` replays each call with the sandbox's key or token in its place.
+ *
+ * @example
+ * const credentials = recordedCredentials(keys, (key) => key.account_id)
+ * credentials.of('sk_test_…0002') // { value: 'acct_DemoAccount002', minted: false }
+ */
+export function recordedCredentials<
+  K extends { secret?: unknown; revoked?: boolean },
+  T,
+>(keys: readonly K[], valueOf: (key: K) => T): RecordedCredentials<T> {
+  const held = new Map<string, T>()
+  // Tokens minted in the recording, by their `token` as recorded: the latest.
+  const minted = new Map<string, T>()
+  const hold = (secret: unknown, value: T) => {
+    if (typeof secret !== 'string') return
+    // A secret the recording masked is its own masked form.
+    const forms = isMaskedSecret(secret)
+      ? [secret]
+      : [secret, maskSecret(secret)]
+    for (const form of forms) if (!held.has(form)) held.set(form, value)
+  }
+  for (const key of [
+    ...keys.filter((k) => !k.revoked),
+    ...keys.filter((k) => k.revoked),
+  ])
+    hold(key.secret, valueOf(key))
+  return {
+    hold,
+    mint: (token, value) => void minted.set(token, value),
+    of(credential) {
+      if (credential === undefined) return undefined
+      const token = minted.get(credential)
+      if (token !== undefined) return { value: token, minted: true }
+      const key = held.get(credential)
+      return key === undefined ? undefined : { value: key, minted: false }
+    },
+  }
+}
+
 /**
  * Gives each API key whose secret the recording masked a new secret, in the
  * session's data and in the fixtures of its options (the key a fixture made
@@ -239,12 +302,10 @@ function renewMaskedKeys(session: RecordingHeader['session']): string[] {
  * customer the service created and, when the secrets were kept, each token
  * it minted, so that a client still holding one is let in.
  *
- * Each record belongs to the account of the credential that made it: an API
- * key of the session (told by its masked form, the first key of the session
- * that masks the same way; `sk_test_…0001` is the demo key one's, whose mask
- * persona keys share), or a token minted earlier in the recording, whose
- * account is that of the credential that minted it (the last token minted
- * before with the same form, as recorded). What a credential the session
+ * Each record belongs to the account of the credential that made it (as
+ * {@link recordedCredentials} tells it): an API key of the session, or a
+ * token minted earlier in the recording, whose account is that of the
+ * credential that minted it. What a credential the session
  * holds no key for made (the live service's own keys, and the tokens they
  * minted) belongs to the first account; their masked forms are listed under
  * `recorded.unheld_credentials`. A key the recording masked is told by its
@@ -263,38 +324,22 @@ function sessionOf(
   if (session.options && typeof session.options === 'object')
     delete session.options.deterministic
   const first = session.data.accounts[0]?.id
-  // The session's keys and tokens by each form a recording may show them in:
-  // in full, or masked; an unrevoked key first.
-  const held = new Map<string, Maker>()
-  const hold = (secret: unknown, maker: Maker) => {
-    if (typeof secret !== 'string') return
-    // A secret the recording masked is its own masked form.
-    const forms = isMaskedSecret(secret)
-      ? [secret]
-      : [secret, maskSecret(secret)]
-    for (const form of forms) if (!held.has(form)) held.set(form, maker)
-  }
   const keys = session.data.api_keys
-  for (const key of [
-    ...keys.filter((k) => !k.revoked),
-    ...keys.filter((k) => k.revoked),
-  ])
-    hold(key.secret, { account: key.account_id, issuer: key.id })
+  const credentials = recordedCredentials<(typeof keys)[number], Maker>(
+    keys,
+    (key) => ({ account: key.account_id, issuer: key.id }),
+  )
+  // @note After the keys are held: a masked key is told by its masked form.
   const renewed = renewMaskedKeys(session)
   for (const token of session.data.tokens)
-    hold(token.secret, {
+    credentials.hold(token.secret, {
       account: String(token.account_id),
       issuer: String(token.id),
     })
-  // Tokens minted in the recording, by their `token` as recorded: the latest.
-  const minted = new Map<string, Maker>()
   const unheld = new Set<string>()
   const makerOf = (exchange: RecordedExchange): Maker | undefined => {
     const credential = credentialOf(exchange)
-    const maker =
-      credential === undefined
-        ? undefined
-        : (minted.get(credential) ?? held.get(credential))
+    const maker = credentials.of(credential)?.value
     if (maker) return maker
     if (first === undefined) return undefined
     return {
@@ -315,10 +360,7 @@ function sessionOf(
     const maker = makerOf(exchange)
     if (!maker) continue
     if (token)
-      minted.set(body.token as string, {
-        ...maker,
-        issuer: body.id,
-      })
+      credentials.mint(body.token as string, { ...maker, issuer: body.id })
     if (customer && !known.has(body.id)) {
       known.add(body.id)
       if (maker.unheld !== undefined) unheld.add(maker.unheld)
