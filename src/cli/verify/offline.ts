@@ -1,7 +1,11 @@
 // verify --from: grades the assumptions from a recorded session, sending nothing.
 import { DEMO_KEY_ONE } from '../../../fixtures/demo-keys.ts'
 import { LEDGER } from '../../assumptions.ts'
-import { asObject, type RecordedExchange } from '../../model/session-file.ts'
+import {
+  asObject,
+  recordedCredentials,
+  type RecordedExchange,
+} from '../../model/session-file.ts'
 import { createSandboxCore } from '../../sandbox-core.ts'
 import type { VerifyReport } from './index.ts'
 import { sandboxOptionsOf } from './config.ts'
@@ -156,8 +160,17 @@ export async function verifyRecorded(
     customersPerAccount: 0,
   })
   await sandbox.ready
-  // Masked token of the service → the token the sandbox minted in its place.
-  const tokens = new Map<string, string>()
+  // A recorded credential → the sandbox's key that masks the same way, or the
+  // token the sandbox minted in place of the recorded one: told as `--from`
+  // tells them, so that each call acts for the account it acted for.
+  const { accounts, api_keys: keys } = sandbox.export().data
+  const credentials = recordedCredentials(keys, (key) => key.secret)
+  // @note A key the sandbox holds none like (the service's own) acts for
+  // the first account, where `--from` puts what it made.
+  const firstKey =
+    keys.find((k) => k.account_id === accounts[0]?.id && !k.revoked)?.secret ??
+    keys.find((k) => !k.revoked)?.secret ??
+    DEMO_KEY_ONE
   const findings = new Map<string, string[]>()
   const seen = new Map<string, number>()
   let replayed = 0
@@ -178,11 +191,13 @@ export async function verifyRecorded(
     let usedToken = false
     if (auth) {
       const [scheme = 'Bearer', credential = ''] = auth.split(/\s+/)
-      const minted = tokens.get(credential)
-      usedToken = minted !== undefined || credential.startsWith('tok_')
-      const replacement =
-        minted ??
-        (exchange.response.status === 401 || usedToken ? BAD_KEY : DEMO_KEY_ONE)
+      const held = credentials.of(credential)
+      usedToken = held?.minted === true || credential.startsWith('tok_')
+      const replacement = held?.minted
+        ? held.value
+        : exchange.response.status === 401 || usedToken
+          ? BAD_KEY
+          : (held?.value ?? firstKey)
       headers.set('authorization', `${scheme} ${replacement}`)
     }
     const response = await sandbox.fetch(
@@ -201,7 +216,7 @@ export async function verifyRecorded(
     const theirs = asObject(exchange.response.body)?.token
     const ours = asObject(answer.body)?.token
     if (typeof theirs === 'string' && typeof ours === 'string')
-      tokens.set(theirs, ours)
+      credentials.mint(theirs, ours)
     if (
       path === '/v1/customers' &&
       exchange.response.status >= 200 &&
