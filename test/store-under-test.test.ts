@@ -11,13 +11,18 @@ import {
 } from './_servers.ts'
 import { storeFlagsUnderTest } from './_spawn.ts'
 
-/** The entries of the Redis store's log under `namespace`, as one text. */
+/**
+ * What the Redis store holds under `namespace`, as one text: its log's
+ * entries, and its accounts' lists (each under the account's own tag).
+ */
 async function redisLog(url: string, namespace: string): Promise<string> {
   const client = createClient({ url }).on('error', () => {})
   await client.connect()
-  const log = await client.lRange(`{${namespace}}:log`, 0, -1)
+  const texts = await client.lRange(`{${namespace}}:log`, 0, -1)
+  for (const list of await client.keys(`{${namespace}:*}:g:*`))
+    texts.push(...(await client.lRange(list, 0, -1)))
   client.destroy()
-  return log.join('\n')
+  return texts.join('\n')
 }
 
 // @note `vitest run` runs the server and CLI tests again on the file and the

@@ -43,7 +43,11 @@ return base + redis.call('LLEN', KEYS[1])
 // that is one state behind still needs, and no more.
 // KEYS[5] lists the new generation's accounts, KEYS[6] indexes its
 // tokens, KEYS[7] says that it was written whole; ARGV[4] is the prefix of
-// every generation's keys.
+// every generation's keys. The lists of the previous generation that sit
+// under their accounts' own hash tags (other slots of a Redis Cluster) go
+// after the state is stored: the generation is added to KEYS[8], with the
+// set that names its accounts, for the replica that drops them. KEYS[9]
+// counts the new generation's records (`limits.records`).
 export const APPEND_STATE = `#!lua
 local base = tonumber(redis.call('GET', KEYS[3]) or '0')
 local length = base + redis.call('LLEN', KEYS[1])
@@ -69,12 +73,14 @@ if gen ~= '' and old ~= gen then
   redis.call('PERSIST', KEYS[5])
   redis.call('PERSIST', KEYS[6])
   redis.call('PERSIST', KEYS[7])
+  if KEYS[9] then redis.call('PERSIST', KEYS[9]) end
   if old then
     local accounts = prefix .. old .. ':accounts'
     for _, account in ipairs(redis.call('SMEMBERS', accounts)) do
       redis.call('UNLINK', prefix .. old .. ':a:' .. account)
     end
-    redis.call('UNLINK', accounts, prefix .. old .. ':tokens', prefix .. old .. ':written')
+    redis.call('UNLINK', prefix .. old .. ':tokens', prefix .. old .. ':written', prefix .. old .. ':records')
+    redis.call('SADD', KEYS[8], old)
   end
   redis.call('SET', KEYS[4], gen)
 end
@@ -218,4 +224,51 @@ export const HIT = `#!lua
 local count = redis.call('INCR', KEYS[1])
 if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return count
+`
+
+// Appends ARGV[2 ..] (writes) to one account's list of records and writes
+// (KEYS[1], under the account's own hash tag) if it still holds ARGV[1]
+// entries: this replica's view of the account was whole when it decided.
+// Returns the new length, or -1 - the length. A list is never empty (its
+// first entry names its account and generation): one gone (a reset or a
+// restore left its generation, or Redis lost it) answers -1.
+export const ACCOUNT_APPEND = `#!lua
+local length = redis.call('LLEN', KEYS[1])
+if length ~= tonumber(ARGV[1]) then return -1 - length end
+for i = 2, #ARGV do redis.call('RPUSH', KEYS[1], ARGV[i]) end
+return length + #ARGV - 1
+`
+
+// Reads one account's list (KEYS[1]) from place ARGV[1] on, after its
+// length, as of one moment.
+export const ACCOUNT_READ = `#!lua flags=no-writes
+local length = redis.call('LLEN', KEYS[1])
+local out = { tostring(length) }
+for _, entry in ipairs(redis.call('LRANGE', KEYS[1], tonumber(ARGV[1]), -1)) do out[#out + 1] = entry end
+return out
+`
+
+// Reserves up to ARGV[1] records of the ARGV[2] that `limits.records`
+// allows, on the count of a generation's records (KEYS[1]: those stored,
+// and those replicas reserved and have not used yet): never more than an
+// eighth of the room left (at least one), so that near the limit no replica
+// holds room that another needs. Returns what it reserved (0: none is
+// left) and the count; -1 when the count is gone.
+export const RESERVE = `#!lua
+local held = redis.call('GET', KEYS[1])
+if not held then return { -1, 0 } end
+local count = tonumber(held)
+local room = tonumber(ARGV[2]) - count
+local grant = math.min(tonumber(ARGV[1]), math.max(math.min(room, 1), math.floor(room / 8)))
+if grant <= 0 then return { 0, count } end
+redis.call('INCRBY', KEYS[1], grant)
+return { grant, count + grant }
+`
+
+// Adds ARGV[1] (less than 0: gives back) to the count of a generation's
+// records (KEYS[1]), if that count is still there: a generation left has
+// none, and no count may begin again from nothing.
+export const COUNT_RECORDS = `#!lua
+if redis.call('EXISTS', KEYS[1]) == 0 then return false end
+return redis.call('INCRBY', KEYS[1], ARGV[1])
 `

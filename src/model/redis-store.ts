@@ -29,7 +29,11 @@ import {
   type StoreWrite,
 } from './store.ts'
 import {
+  ACCOUNT_APPEND,
+  ACCOUNT_READ,
   ADD_EXPIRING,
+  COUNT_RECORDS,
+  RESERVE,
   APPEND,
   APPEND_STATE,
   HIT,
@@ -43,6 +47,7 @@ import {
   REMARK,
   TAKE_SNAPSHOT,
 } from './redis-scripts.ts'
+import { StoreLimitReached } from './store-limit.ts'
 
 /**
  * One entry of the log: a write (a record an API call made, a scenario it
@@ -62,6 +67,16 @@ type LogEntry =
       gen?: string
       /** How many customers and tokens each account of `gen` holds. */
       counts?: Record<string, number>
+      /**
+       * `2`: each account of `gen` keeps its records and its writes in a
+       * list of its own, under its own hash tag (`{ns:account}:g:<gen>`),
+       * appended with a compare-and-swap on that list alone, so that a
+       * Redis Cluster spreads one sandbox's accounts over its nodes; the
+       * state holds no idempotency keys (their accounts' lists do). Without
+       * it (a log of an earlier version), the generation's lists share the
+       * namespace's tag, and records are written in this log.
+       */
+      layout?: 2
       /**
        * How many of them are tokens: at least this many (a state of an
        * earlier version says none), so that a token index found gone is
@@ -94,6 +109,13 @@ export interface RedisStoreOptions {
    * @default 50000
    */
   cacheRecords?: number
+  /**
+   * The most records (accounts, API keys, customers and tokens) the
+   * sandbox holds in all (`limits.records`): counted in Redis as replicas
+   * reserve them, a few at a time, so that it holds across the fleet while
+   * each account's writes go to its own list.
+   */
+  maxRecords?: number
   /** The fleet's journal; without it, each replica keeps its own. */
   journal?: JournalOptions
   /**
@@ -139,6 +161,14 @@ const MAX_CATCH_UPS = 5
 const WATCH_EVERY_MS = 250
 /** How often a replica whose cluster sent it round asks again, for health. */
 const PROBE_EVERY_MS = 1000
+/**
+ * How long a replica that took another's whole state waits before it makes
+ * sure that the state's lists last (the replica that stored it does so at
+ * once, unless it stopped).
+ */
+const PERSIST_CHECK_MS = 5000
+/** How many records of `limits.records` a replica reserves ahead of its need. */
+const RESERVE_AHEAD = 64
 /** The largest entry read from Redis, in bytes of JSON. */
 const MAX_ENTRY_BYTES = 256 * 1024 * 1024
 
@@ -457,6 +487,12 @@ export async function openRedisStore(
   // that grew back as long holds another there.
   let seenMark: string | undefined
   let lastRemote = 0
+  // @note Versions count what this replica applied of other replicas'
+  // writes, to the sandbox's log and to each account's list alike, so that
+  // a write decided before one of them was applied here is decided again.
+  let moves = 0
+  /** Marks that another replica's write was applied here. */
+  const moved = (): number => (lastRemote = ++moves)
   // The place of the last whole state this replica applied or appended.
   let stateAt = 0
   let applying: Promise<void> = Promise.resolve()
@@ -475,9 +511,28 @@ export async function openRedisStore(
     accounts: `${generation}${g}:accounts`,
     tokens: `${generation}${g}:tokens`,
     written: `${generation}${g}:written`,
+    /** How many records the generation holds and replicas reserved (`limits.records`). */
+    records: `${generation}${g}:records`,
+    /** Set once every account's list of a layout-2 generation lasts. */
+    persisted: `${generation}${g}:persisted`,
   })
   const isLoaded = (account: string): boolean =>
     loaded === 'all' || loaded.has(account)
+  // Generations whose lists under their accounts' own tags are to go.
+  const deadGens = `${tag}:dead-gens`
+  /**
+   * One account's list of generation `g` (layout 2): its records, then its
+   * writes, under the account's own hash tag, which a Redis Cluster places
+   * apart from the sandbox's log and from other accounts.
+   */
+  const accountList = (g: string, account: string): string =>
+    `{${namespace}:${account}}:g:${g}`
+  // Whether the current generation keeps each account's writes in a list of its own (layout 2).
+  let sharded = false
+  // How many entries of each loaded account's list this replica applied (layout 2).
+  const accountSeen = new Map<string, number>()
+  // `moves` when another replica's write to the account was last applied here.
+  const accountRemote = new Map<string, number>()
   // The sum of `held`, kept as it changes: an applied write of an account
   // not loaded here adds one, and must not cost a walk over every account.
   let heldSum = 0
@@ -521,6 +576,33 @@ export async function openRedisStore(
     loaded = gen === undefined ? 'all' : new Set()
     holdAll(gen === undefined ? [] : Object.entries(entry.counts ?? {}))
     countState(entry)
+    sharded = gen !== undefined && entry.layout === 2
+    accountSeen.clear()
+    accountRemote.clear()
+    // @note The replica that stored the state makes its lists last; one
+    // that stopped halfway would leave them to expire, unless another does.
+    if (sharded) {
+      const adopted = gen!
+      void sleep(PERSIST_CHECK_MS).then(() =>
+        bounded(() => ensurePersisted(adopted)).catch(() => {}),
+      )
+    }
+  }
+  /** Takes the generation of a whole state this replica stored: it holds every account, each list as it wrote it. */
+  const takeOwnGeneration = (state: StateToStore): void => {
+    gen = state.entry.gen
+    loaded = 'all'
+    holdAll([])
+    countState(state.entry)
+    sharded = state.entry.layout === 2
+    accountSeen.clear()
+    accountRemote.clear()
+    // @note What this replica decided on the records it replaced goes to
+    // none of the new generation's lists: decided again, on these.
+    moved()
+    if (sharded)
+      for (const [account, texts] of state.lists ?? [])
+        accountSeen.set(account, texts.length)
   }
   /** A write of another replica, without its record when its account is not loaded here (counted instead). */
   const loadedPart = (write: StoreWrite): StoreWrite => {
@@ -630,7 +712,7 @@ export async function openRedisStore(
       seen = at
       seenMark = markOf(text)
       // What this replica decided before now was decided without it.
-      lastRemote = at
+      moved()
     }
     compactIfDue()
   }
@@ -727,7 +809,8 @@ export async function openRedisStore(
             // Left a whole state behind, or Redis lost the log: start again
             // from its last whole state.
             if (typeof texts === 'string') return startFromLastState()
-            return applyEntries(at, texts)
+            await applyEntries(at, texts)
+            await readStaleAccounts()
           })
           .then(() => {
             unreadable = undefined
@@ -780,7 +863,19 @@ export async function openRedisStore(
     if (account === undefined) return undefined
     // Held before it is loaded: no eviction drops it under the request.
     const release = hold(account)
-    if (isLoaded(account)) return release
+    if (isLoaded(account)) {
+      // @note A token that another replica minted since this one read the
+      // account is in its list, not yet here.
+      const current = gen
+      if (sharded && current !== undefined && !source.accountOf(credential))
+        await inTurn(() => readAccountTail(account, current)).catch(
+          (error: Error) => {
+            release()
+            throw error
+          },
+        )
+      return release
+    }
     let pending = loading.get(account)
     if (pending === undefined) {
       const named = account
@@ -804,7 +899,9 @@ export async function openRedisStore(
    */
   const lookUp = async (credential: string): Promise<string | undefined> => {
     for (let attempt = 1; ; attempt++) {
-      if (loaded === 'all' || gen === undefined) return undefined
+      // @note A replica that holds every account holds every token, unless
+      // each account keeps its own list, to which others append.
+      if ((loaded === 'all' && !sharded) || gen === undefined) return undefined
       const current = gen
       // @note Counted before the lookup is sent: a token this replica
       // stored while its answer came back is in the index only since.
@@ -819,10 +916,10 @@ export async function openRedisStore(
       )) as string[]
       if (said === 'ok' && gen === current) {
         if (account) return account
-        if (exists === '0' && counted > 0) {
+        if (exists === '0' && (counted > 0 || sharded)) {
           loseRecords(
             current,
-            `The Redis store at ${shown} lost the index of its tokens: its key ${index} is gone, where the log says it holds ${counted} tokens (a key of the namespace deleted by hand?), so a token of an account this replica has not loaded cannot be found.`,
+            `The Redis store at ${shown} lost the index of its tokens: its key ${index} is gone, where ${sharded ? 'every generation keeps one from its start' : `the log says it holds ${counted} tokens`} (a key of the namespace deleted by hand?), so a token of an account this replica has not loaded cannot be found.`,
           )
         }
         return undefined
@@ -911,6 +1008,8 @@ export async function openRedisStore(
         // again after this turn, where it would be served without them.
         accounts.delete(account)
         used.delete(account)
+        accountSeen.delete(account)
+        accountRemote.delete(account)
         holdOne(account, count)
         await source.evict(account)
       }
@@ -921,8 +1020,92 @@ export async function openRedisStore(
       })
   }
 
+  /**
+   * Loads one account's list of generation `current` (layout 2): `false`
+   * when another generation became current meanwhile (to load again). A
+   * list gone while its generation is current and names the account is one
+   * that Redis lost.
+   */
+  const loadList = async (
+    account: string,
+    current: string,
+    prefetched?: string[],
+  ): Promise<boolean> => {
+    const list = accountList(current, account)
+    const reply = prefetched ?? (await bounded(() => readList(list, 0)))
+    if (reply[0] === '0') {
+      // A reset or a restore may have left the generation: read the log.
+      const since = seen
+      const texts = await bounded(() => read(since))
+      if (texts === 'rewritten') lost = true
+      if (typeof texts === 'string') await startFromLastState()
+      else await applyEntries(since, texts)
+      if (gen !== current || isLoaded(account)) return gen !== current
+      // @note An account with no list in its generation: one that no
+      // state or admin call of this version made (the log holds it, and
+      // Redis lost the list), or an id no account has.
+      if (source.accountIds().includes(account)) {
+        loseRecords(
+          current,
+          `The Redis store at ${shown} lost the records of the account ${account}: its key ${list} is gone, where the log says the account exists (a key of the namespace deleted by hand?).`,
+        )
+      }
+      return true
+    }
+    if (gen !== current || isLoaded(account)) return gen !== current
+    await applyAccountEntries(account, 0, reply.slice(1))
+    if (loaded !== 'all') loaded.add(account)
+    holdOne(account, 0)
+    return true
+  }
+
+  /**
+   * Loads every account's list of generation `current` (layout 2), and
+   * reads on those loaded from where this replica left them: `false` when
+   * another generation became current meanwhile. A slice of accounts is
+   * read together (one wait for many lists), and applied in turn.
+   */
+  const readEveryList = async (current: string): Promise<boolean> => {
+    const accounts = source.accountIds()
+    for (let at = 0; at < accounts.length; at += READ_SLICE) {
+      const slice = accounts.slice(at, at + READ_SLICE)
+      const froms = slice.map((account) =>
+        isLoaded(account) ? (accountSeen.get(account) ?? 1) : 0,
+      )
+      const replies = await bounded(
+        () =>
+          Promise.all(
+            slice.map((account, i) =>
+              readList(accountList(current, account), froms[i]!).then(step),
+            ),
+          ),
+        { steps: true },
+      )
+      for (const [i, account] of slice.entries()) {
+        if (gen !== current) return false
+        if (froms[i]! > 0)
+          await readAccountTail(account, current, replies[i], froms[i])
+        else if (!isLoaded(account))
+          await loadList(account, current, replies[i])
+      }
+    }
+    return gen === current
+  }
+
   /** Loads every account that holds records, until none is left out. */
   const loadEvery = async (): Promise<void> => {
+    for (let round = 1; ; round++) {
+      const current = gen
+      if (!sharded || current === undefined) break
+      if (await readEveryList(current)) {
+        loaded = 'all'
+        return
+      }
+      if (round >= MAX_CATCH_UPS)
+        throw new Error(
+          `The Redis store at ${shown} moved on ${MAX_CATCH_UPS} times while this replica loaded every account.`,
+        )
+    }
     for (let round = 1; loaded !== 'all'; round++) {
       for (const account of held.keys()) await loadNow(account)
       // Every account not loaded holds nothing: the rest are loaded.
@@ -944,6 +1127,15 @@ export async function openRedisStore(
     for (let attempt = 1; ; attempt++) {
       if (isLoaded(account) || gen === undefined) return
       const current = gen
+      if (sharded) {
+        if (await loadList(account, current)) return
+        if (attempt >= MAX_CATCH_UPS) {
+          throw new Error(
+            `The Redis store's log at ${shown} moved on ${MAX_CATCH_UPS} times while this replica loaded the records of the account ${account}.`,
+          )
+        }
+        continue
+      }
       const keys = [
         log,
         base,
@@ -1022,12 +1214,9 @@ export async function openRedisStore(
           refused = undefined
           stateAt = 0
           lossSaid = false
-          gen = state.entry.gen
-          loaded = 'all'
-          holdAll([])
-          countState(state.entry)
+          takeOwnGeneration(state)
           // A new log: nothing this replica decides now is late.
-          lastRemote = seen
+          moved()
           lost = false
           founded = true
           // Redis lost the fleet's options with its log: kept again.
@@ -1079,7 +1268,7 @@ export async function openRedisStore(
       // What Redis holds, whatever this copy holds: its state is applied.
       gen = undefined
       await applyEntries(from, texts)
-      lastRemote = seen
+      moved()
       return
     }
   }
@@ -1091,6 +1280,8 @@ export async function openRedisStore(
     lists?: Map<string, string[]>
     /** Each token's digest and account, for a new generation's index. */
     tokens?: [digest: string, account: string][]
+    /** How many records (accounts, API keys, customers, tokens) it holds. */
+    records?: number
     /**
      * Whether its counts are the log's where it is appended, filled in as
      * it is sent (a compaction, whose records stay where they are).
@@ -1116,12 +1307,22 @@ export async function openRedisStore(
       )
     }
     const dumped = source.dump()
+    const g = globalThis.crypto.randomUUID()
+    // Every account has a list, which begins by naming it: an append to
+    // one that is gone (its generation left) is refused, never made anew.
     const lists = new Map<string, string[]>()
+    const listOf = (account: string): string[] => {
+      let list = lists.get(account)
+      if (list === undefined) {
+        list = [JSON.stringify({ header: { account, gen: g } })]
+        lists.set(account, list)
+      }
+      return list
+    }
+    for (const { id } of dumped.accounts) listOf(id)
     const counts: Record<string, number> = {}
     const keep = (account: string, text: string): void => {
-      const list = lists.get(account)
-      if (list) list.push(text)
-      else lists.set(account, [text])
+      listOf(account).push(text)
       counts[account] = (counts[account] ?? 0) + 1
     }
     for (const customer of dumped.customers)
@@ -1131,23 +1332,39 @@ export async function openRedisStore(
       keep(token.account_id, JSON.stringify({ token }))
       tokens.push([secretDigest(token.secret), token.account_id])
     }
+    // An account's answered keys are its writes, after its records.
+    for (const idempotencyKey of dumped.idempotency_keys)
+      listOf(idempotencyKey.account).push(
+        JSON.stringify({ write: { idempotencyKey } }),
+      )
     return {
       entry: {
-        state: { ...dumped, customers: [], tokens: [] },
-        gen: globalThis.crypto.randomUUID(),
+        state: { ...dumped, customers: [], tokens: [], idempotency_keys: [] },
+        gen: g,
         counts,
         tokens: tokens.length,
+        layout: 2,
       },
       lists,
       tokens,
+      records:
+        dumped.accounts.length +
+        dumped.api_keys.length +
+        dumped.customers.length +
+        dumped.tokens.length,
     }
   }
 
   /** The state without its records, which stay in the generation `current`: a compaction. */
-  const sharedState = (current: string): StateToStore => ({
-    entry: { state: source.dumpShared(), gen: current },
-    counted: true,
-  })
+  const sharedState = (current: string): StateToStore => {
+    const state = source.dumpShared()
+    return {
+      entry: sharded
+        ? { state: { ...state, idempotency_keys: [] }, gen: current, layout: 2 }
+        : { state, gen: current },
+      counted: true,
+    }
+  }
 
   /** Adds `items` to the key with `command` and sets its expiry, in one command. */
   const addExpiring = (
@@ -1167,6 +1384,7 @@ export async function openRedisStore(
     g: string,
     lists: Map<string, string[]>,
     tokens: [string, string][],
+    records: number | undefined,
   ): Promise<void> => {
     const keys = genKeys(g)
     const expiry = {
@@ -1178,7 +1396,7 @@ export async function openRedisStore(
     // between a push and a later PEXPIRE left its records for good.
     const sends: Promise<unknown>[] = []
     for (const [account, texts] of lists) {
-      const list = keys.list(account)
+      const list = accountList(g, account)
       for (let at = 0; at < texts.length; at += WRITE_SLICE)
         sends.push(
           addExpiring('RPUSH', list, texts.slice(at, at + WRITE_SLICE)),
@@ -1193,14 +1411,20 @@ export async function openRedisStore(
           accounts.slice(at, at + WRITE_SLICE),
         ),
       )
-    for (let at = 0; at < tokens.length; at += WRITE_SLICE)
+    // @note The index of a generation whose accounts keep their own lists
+    // holds one field that no digest is, from the start: gone, Redis lost
+    // it, where the log no longer counts the tokens other replicas made.
+    const indexed: [string, string][] = [['', ''], ...tokens]
+    for (let at = 0; at < indexed.length; at += WRITE_SLICE)
       sends.push(
         addExpiring(
           'HSET',
           keys.tokens,
-          tokens.slice(at, at + WRITE_SLICE).flat(),
+          indexed.slice(at, at + WRITE_SLICE).flat(),
         ),
       )
+    if (records !== undefined)
+      sends.push(redis.set(keys.records, String(records), expiry))
     // Last: a state appended finds it only once the rest is written.
     sends.push(redis.set(keys.written, '1', expiry))
     await Promise.all(sends)
@@ -1219,7 +1443,8 @@ export async function openRedisStore(
     pastRecords = false,
   ): Promise<number> => {
     const g = state.entry.gen ?? ''
-    if (state.lists) await writeGeneration(g, state.lists, state.tokens ?? [])
+    if (state.lists)
+      await writeGeneration(g, state.lists, state.tokens ?? [], state.records)
     const keys = genKeys(g)
     const stateKeys = [
       log,
@@ -1229,6 +1454,8 @@ export async function openRedisStore(
       keys.accounts,
       keys.tokens,
       keys.written,
+      deadGens,
+      keys.records,
     ]
     const args = [
       at === 'end' ? '' : String(at),
@@ -1237,9 +1464,53 @@ export async function openRedisStore(
       generation,
       pastRecords ? '1' : '',
     ]
-    return (await redis
+    const length = (await redis
       .evalSha(scripts.appendState, { keys: stateKeys, arguments: args })
       .catch(reloadScripts(APPEND_STATE, stateKeys, args))) as number
+    if (length > 0 && state.lists && state.entry.layout === 2) {
+      // @note Stored, the state's lists last before it is answered: they
+      // sit under their accounts' own tags, which its script cannot reach.
+      await persistLists(g, [...state.lists.keys()])
+      void bounded(dropDeadGenerations, { steps: true }).catch(() => {})
+    }
+    return length
+  }
+
+  /** Makes the lists of generation `g`'s accounts last, then marks it so. */
+  const persistLists = async (g: string, accounts: string[]): Promise<void> => {
+    for (let at = 0; at < accounts.length; at += WRITE_SLICE)
+      await Promise.all(
+        accounts
+          .slice(at, at + WRITE_SLICE)
+          .map((account) => redis.persist(accountList(g, account)).then(step)),
+      )
+    await redis.set(genKeys(g).persisted, '1')
+  }
+
+  /** Makes the lists of generation `g` last, unless a replica did: the one that stored it may have stopped halfway. */
+  const ensurePersisted = async (g: string): Promise<void> => {
+    if (gen !== g || (await redis.get(genKeys(g).persisted)) !== null) return
+    await persistLists(g, await redis.sMembers(genKeys(g).accounts))
+  }
+
+  /**
+   * Drops the lists of the generations a whole state left (APPEND_STATE
+   * names them in `deadGens`), account by account, then the set that named
+   * them: a replica that stops halfway leaves the rest to the next state.
+   */
+  const dropDeadGenerations = async (): Promise<void> => {
+    for (const g of await redis.sMembers(deadGens)) {
+      const keys = genKeys(g)
+      const accounts = await redis.sMembers(keys.accounts)
+      for (let at = 0; at < accounts.length; at += WRITE_SLICE)
+        await Promise.all(
+          accounts
+            .slice(at, at + WRITE_SLICE)
+            .map((account) => redis.del(accountList(g, account)).then(step)),
+        )
+      await redis.del([keys.accounts, keys.persisted])
+      await redis.sRem(deadGens, g)
+    }
   }
 
   interface Pending {
@@ -1278,7 +1549,7 @@ export async function openRedisStore(
   const append = (
     entry: { write: StoreWrite } | StateToStore,
     undo?: () => void,
-    decidedAt = seen,
+    decidedAt = moves,
     replaced?: Replaced,
   ): Promise<void> =>
     new Promise<void>((resolve, reject) => {
@@ -1383,7 +1654,7 @@ export async function openRedisStore(
     if (length - 1 < seen) logLost()
     // @note Writes of this replica decided before the entries it skips
     // are decided again, on the new state.
-    else if (length - 1 > seen) lastRemote = length - 1
+    else if (length - 1 > seen) moved()
     seen = length
     seenMark = markOf(text)
     followOwnState(state!, length - 1)
@@ -1396,12 +1667,7 @@ export async function openRedisStore(
     writes = 0
     stateAt = at
     // A new generation holds what this replica holds: every account.
-    if (state.lists) {
-      gen = state.entry.gen
-      loaded = 'all'
-      holdAll([])
-      countState(state.entry)
-    }
+    if (state.lists) takeOwnGeneration(state)
   }
 
   /** The ARGV and KEYS that keep each record of `ready` in its account's list of the current generation. */
@@ -1424,6 +1690,331 @@ export async function openRedisStore(
     return { keys, args }
   }
 
+  /** A write to one account's list (layout 2), waiting to be appended. */
+  interface AccountPending {
+    /** The generation it was decided in, whose list alone may take it. */
+    gen: string | undefined
+    text: string
+    write: StoreWrite
+    undo: (() => void) | undefined
+    decidedAt: number
+    resolve(): void
+    reject(error: Error): void
+  }
+  // Each account's writes waiting for its append under way; they go together next.
+  const accountBatches = new Map<string, AccountPending[]>()
+  const accountFlushes = new Map<string, Promise<void>>()
+  // Each account's append under way: where it begins and what it holds.
+  const accountInFlight = new Map<string, { from: number; texts: string[] }>()
+
+  /** The account whose list keeps `write` (layout 2); none for a write of the sandbox's log. */
+  const accountOfWrite = (write: StoreWrite): string | undefined => {
+    if (!sharded || write.taken || write.added || write.set) return undefined
+    if (write.created) return accountOfRecord(write.created)
+    return write.idempotencyKey?.account
+  }
+
+  /**
+   * Appends a write to its account's list, decided on this replica's view
+   * at `decidedAt` (`moves` then). Writes of one account decided while its
+   * append is under way go together in the next one, under one
+   * compare-and-swap on that list's length: the sandbox's log and every
+   * other account stay out of it, wherever a Redis Cluster keeps them.
+   */
+  const appendToAccount = (
+    account: string,
+    write: StoreWrite,
+    undo: (() => void) | undefined,
+    decidedAt = moves,
+  ): Promise<void> =>
+    new Promise<void>((resolve, reject) => {
+      let queued = accountBatches.get(account)
+      if (queued === undefined) accountBatches.set(account, (queued = []))
+      queued.push({
+        gen,
+        text: JSON.stringify({ write, by: `${origin}:${++appended}` }),
+        write,
+        undo,
+        decidedAt,
+        resolve,
+        reject,
+      })
+      startAccountFlush(account)
+    })
+
+  const startAccountFlush = (account: string): void => {
+    if (accountFlushes.has(account)) return
+    accountFlushes.set(
+      account,
+      flushAccount(account).finally(() => {
+        accountFlushes.delete(account)
+        if (accountBatches.has(account)) startAccountFlush(account)
+      }),
+    )
+  }
+
+  const refuseAccount = (pending: AccountPending[], error: Error): void => {
+    for (const { undo } of pending) undo?.()
+    for (const { reject } of pending) reject(error)
+  }
+
+  const flushAccount = async (account: string): Promise<void> => {
+    for (
+      let sending = accountBatches.get(account);
+      sending !== undefined;
+      sending = accountBatches.get(account)
+    ) {
+      accountBatches.delete(account)
+      const since = Math.max(lastRemote, accountRemote.get(account) ?? 0)
+      const current = gen
+      const late = sending.filter(
+        (p) => p.decidedAt < since || p.gen !== current || lost,
+      )
+      let ready = sending.filter((p) => !late.includes(p))
+      if (late.length > 0) refuseAccount(late, new StoreConflict())
+      if (ready.length === 0) continue
+      if (current === undefined || !sharded) {
+        refuseAccount(ready, new StoreConflict())
+        continue
+      }
+      const list = accountList(current, account)
+      const from = accountSeen.get(account) ?? 1
+      let reply: number
+      let reserved = 0
+      // Whether the append was sent: only then may it be stored unanswered.
+      let sent = false
+      try {
+        // @note Reserved before the append, in the sandbox's slot: past
+        // `limits.records`, the writes that would make more are refused.
+        const making = ready.filter((p) => p.write.created).length
+        reserved = await reserveRecords(making, current)
+        if (reserved < making) {
+          const over = ready.filter((p) => p.write.created).slice(reserved)
+          refuseAccount(over, recordsFull())
+          ready = ready.filter((p) => !over.includes(p))
+          if (ready.length === 0) continue
+        }
+        // @note Indexed first, in the sandbox's slot: a token stored and
+        // not indexed could not be found by another replica. One indexed
+        // and not stored is looked for in its account, and not found.
+        const tokens: Record<string, string> = {}
+        for (const { write } of ready)
+          if (write.created && 'token' in write.created)
+            tokens[secretDigest(write.created.token.secret)] = account
+        if (Object.keys(tokens).length > 0)
+          await redis.hSet(genKeys(current).tokens, tokens).then(step)
+        const texts = ready.map((p) => p.text)
+        const args = [String(from), ...texts]
+        accountInFlight.set(account, { from, texts })
+        sent = true
+        reply = (await redis.eval(ACCOUNT_APPEND, {
+          keys: [list],
+          arguments: args,
+        })) as number
+      } catch (error) {
+        accountInFlight.delete(account)
+        if (error instanceof StoreLimitReached) {
+          refuseAccount(ready, error)
+          continue
+        }
+        const unsent =
+          !sent ||
+          error instanceof ErrorReply ||
+          error instanceof ClientOfflineError ||
+          error instanceof ClientClosedError
+        if (!unsent) {
+          lost = true
+          Object.assign(error as Error, { unsettled: true })
+        } else if (roomGen === current) room += reserved
+        refuseAccount(ready, refusal(error as Error))
+        continue
+      }
+      accountInFlight.delete(account)
+      refused = undefined
+      if (reply >= 0) {
+        accountSeen.set(account, Math.max(reply, accountSeen.get(account) ?? 1))
+        for (const { write } of ready)
+          if (write.created) countStored(write.created)
+        for (const { resolve } of ready) resolve()
+        continue
+      }
+      // @note Shorter than this replica read it: gone with its generation
+      // (a reset, a restore), or lost by Redis. Putting back what Redis
+      // holds tells which. Longer: another replica appended first, and the
+      // sync that comes before the write is decided again reads it (here,
+      // the write would wait for this replica's turn to apply).
+      if (-1 - reply < from) lost = true
+      else staleAccounts.add(account)
+      // The writes are decided again, and reserve again.
+      if (roomGen === current) room += reserved
+      refuseAccount(ready, new StoreConflict())
+    }
+  }
+
+  // Records this replica reserved of `limits.records` in the generation
+  // `roomGen`, and has not used.
+  let room = 0
+  let roomGen: string | undefined
+  // The count of records Redis said when it last refused to reserve.
+  let countWhenFull = 0
+  /**
+   * Takes `needed` records of `limits.records` from what this replica
+   * reserved, reserving more (a few ahead) when that is not enough: what it
+   * could take, fewer once the limit is reached.
+   */
+  const reserveRecords = async (
+    needed: number,
+    current: string,
+  ): Promise<number> => {
+    const most = options.maxRecords
+    if (most === undefined || needed === 0) return needed
+    if (roomGen !== current) {
+      room = 0
+      roomGen = current
+    }
+    if (room < needed) {
+      const keys = [genKeys(current).records]
+      const args = [
+        String(Math.max(needed - room, RESERVE_AHEAD)),
+        String(most),
+      ]
+      const [granted, count] = (await redis.eval(RESERVE, {
+        keys,
+        arguments: args,
+      })) as [number, number]
+      if (granted < 0) {
+        loseRecords(
+          current,
+          `The Redis store at ${shown} lost the count of its records: its key ${keys[0]} is gone (a key of the namespace deleted by hand?), so limits.records cannot be kept across the fleet.`,
+        )
+      }
+      if (roomGen !== current) return 0
+      room += granted
+      countWhenFull = count
+    }
+    const taken = Math.min(room, needed)
+    room -= taken
+    return taken
+  }
+  /** Adds `n` to the count of generation `current`'s records, if it is still there. */
+  const countRecords = (current: string, n: number): Promise<unknown> => {
+    const keys = [genKeys(current).records]
+    return redis.eval(COUNT_RECORDS, { keys, arguments: [String(n)] })
+  }
+  /** The refusal of a record past `limits.records`, counted across the fleet. */
+  const recordsFull = (): StoreLimitReached =>
+    new StoreLimitReached(
+      'limits.records',
+      `The sandbox holds ${countWhenFull} records (accounts, API keys, customers and tokens) in its Redis store, counting those its replicas are storing, the most that limits.records (${options.maxRecords}) allows; nothing was stored.`,
+    )
+
+  // Accounts whose lists others appended to since this replica read them.
+  const staleAccounts = new Set<string>()
+  /** Reads on the lists of the accounts an append found others wrote to, in the order of applying. */
+  const readStaleAccounts = async (): Promise<void> => {
+    const current = gen
+    if (current === undefined) return staleAccounts.clear()
+    for (const account of staleAccounts) {
+      staleAccounts.delete(account)
+      await readAccountTail(account, current)
+    }
+  }
+
+  /**
+   * Reads what other replicas appended to a loaded account's list since
+   * this replica last read it, and applies it (in the order of applying).
+   */
+  const readAccountTail = async (
+    account: string,
+    current: string,
+    prefetched?: string[],
+    prefetchedFrom?: number,
+  ): Promise<void> => {
+    if (gen !== current || !isLoaded(account)) return
+    const from = prefetchedFrom ?? accountSeen.get(account) ?? 1
+    const list = accountList(current, account)
+    const reply = prefetched ?? (await bounded(() => readList(list, from)))
+    if (gen !== current || !isLoaded(account)) return
+    if (Number(reply[0]) < from) {
+      lost = true
+      return
+    }
+    await applyAccountEntries(account, from, reply.slice(1))
+  }
+
+  /** One account's list from place `from` on, after its length, as of one moment. */
+  const readList = async (list: string, from: number): Promise<string[]> =>
+    (await redis.eval(ACCOUNT_READ, {
+      keys: [list],
+      arguments: [String(from)],
+    })) as string[]
+
+  /**
+   * Applies entries of an account's list from place `from` on: its records
+   * (those of the state that began the generation), then its writes, those
+   * this replica applied or appended itself skipped.
+   */
+  const applyAccountEntries = async (
+    account: string,
+    from: number,
+    texts: string[],
+  ): Promise<void> => {
+    const records: CreatedRecord[] = []
+    const applied: StoreWrite[] = []
+    const own = accountInFlight.get(account)
+    let at = from
+    for (const text of texts) {
+      const index = at++
+      if (index < (accountSeen.get(account) ?? 0)) continue
+      if (own && own.texts[index - own.from] === text) continue
+      const entry = parseAccountEntry(text, account, index)
+      if ('write' in entry) applied.push(entry.write)
+      else if (!('header' in entry)) records.push(entry)
+    }
+    if (records.length > 0) await source.insert(records)
+    for (const write of applied) await source.apply(write)
+    accountSeen.set(account, Math.max(at, accountSeen.get(account) ?? 0))
+    if (applied.length > 0) accountRemote.set(account, moved())
+  }
+
+  /** Appends writes to the sandbox's log if it holds `at` entries. */
+  const appendWrites = (ready: Pending[], at: number): Promise<unknown> => {
+    const records = recordsOf(ready)
+    const g = genKeys(gen ?? '')
+    const keys = [log, lastState, base, g.tokens, g.accounts, ...records.keys]
+    const args = [
+      String(at),
+      String(ready.length),
+      ...ready.map((p) => p.text),
+      ...records.args,
+    ]
+    return redis
+      .evalSha(scripts.append, { keys, arguments: args })
+      .catch(reloadScripts(APPEND, keys, args))
+  }
+
+  /**
+   * Makes the lists of accounts that an admin call adds, each beginning by
+   * naming it, and names them among generation `current`'s accounts.
+   */
+  const addAccountLists = async (
+    current: string,
+    accounts: string[],
+  ): Promise<void> => {
+    await redis.sAdd(genKeys(current).accounts, accounts)
+    await Promise.all(
+      accounts.map((account) => {
+        const list = accountList(current, account)
+        const args = [
+          '0',
+          JSON.stringify({ header: { account, gen: current } }),
+        ]
+        // Refused when it exists (a retry made it): it holds what it should.
+        return redis.eval(ACCOUNT_APPEND, { keys: [list], arguments: args })
+      }),
+    )
+  }
+
   const flush = async (): Promise<void> => {
     while (batch.length > 0) {
       // A whole state goes alone: the writes before it first.
@@ -1441,6 +2032,7 @@ export async function openRedisStore(
       if (late.length > 0) refuse(late, new StoreConflict())
       if (ready.length === 0) continue
       let sent: Promise<unknown>
+      const at = seen
       const first = ready[0]!
       if (first.state?.counted) {
         // @note Counted now, at the place it is appended: made earlier, it
@@ -1461,28 +2053,32 @@ export async function openRedisStore(
           first.replaced === 'records',
         )
       } else {
-        const records = recordsOf(ready)
-        const g = genKeys(gen ?? '')
-        const keys = [
-          log,
-          lastState,
-          base,
-          g.tokens,
-          g.accounts,
-          ...records.keys,
-        ]
-        const args = [
-          String(seen),
-          String(ready.length),
-          ...ready.map((p) => p.text),
-          ...records.args,
-        ]
-        sent = redis
-          .evalSha(scripts.append, { keys, arguments: args })
-          .catch(reloadScripts(APPEND, keys, args))
+        // @note An account that an admin call adds has its list before the
+        // log says it exists: no replica appends to one that is not there.
+        const current = gen
+        const added = sharded
+          ? ready.flatMap((p) => p.write?.added?.account?.id ?? [])
+          : []
+        // @note Counted ahead too, toward `limits.records` across the
+        // fleet; a change refused after it leaves the count a little high
+        // until the next whole state counts again.
+        const adding = sharded
+          ? ready.reduce(
+              (n, p) =>
+                n +
+                (p.write?.added?.account ? 1 : 0) +
+                (p.write?.added?.api_key ? 1 : 0),
+              0,
+            )
+          : 0
+        if (current !== undefined && adding > 0) {
+          sent = addAccountLists(current, added)
+            .then(() => countRecords(current, adding))
+            .then(() => appendWrites(ready, at))
+        } else sent = appendWrites(ready, at)
       }
       // Settled once `seen` moved past the entries appended (or did not).
-      inFlight = { from: seen, texts: ready.map((p) => p.text) }
+      inFlight = { from: at, texts: ready.map((p) => p.text) }
       await sent.then(
         (reply) => {
           refused = undefined
@@ -1507,6 +2103,11 @@ export async function openRedisStore(
     }
   }
 
+  // @note The scripts of an account's list go whole (EVAL, which Redis
+  // caches as EVALSHA's): each list may sit on any node of a cluster, and
+  // a write sent by its SHA1 alone to a node that lacks the script fails,
+  // and goes again whole; cut off between the two, it was answered as
+  // perhaps stored where Redis never ran it.
   // @note Sent by their SHA1 alone: the first call on a node that lacks a
   // script (a new node of a cluster, a Redis restarted) sends it whole.
   const scripts = {
@@ -1553,6 +2154,7 @@ export async function openRedisStore(
       [snapshotKeys.infos, 'hash', 'a hash, its named snapshots'],
       [snapshotKeys.datas, 'hash', 'a hash, the data of its named snapshots'],
       [snapshotKeys.order, 'list', 'a list, the order of its named snapshots'],
+      [deadGens, 'set', 'a set, the generations whose lists are to go'],
     ]
     const reply = (await redis.eval(INSPECT, {
       keys: kept.map(([key]) => key),
@@ -1643,6 +2245,28 @@ export async function openRedisStore(
     }
     // The first replica's seeded state is everyone's; the others take it.
     await bounded(resync, { steps: true })
+    // @note A log of an earlier version keeps every account's records in
+    // the sandbox's slot: it is stored again, each account in its own
+    // list, so that a Redis Cluster can spread them.
+    for (let attempt = 1; ; attempt++) {
+      // Read here: the state this replica stored, or another's, set it.
+      if (sharded) break
+      try {
+        await bounded(() => inTurn(loadEvery), { steps: true })
+        await bounded(() => append(wholeState(), undefined, moves), {
+          writes: true,
+          steps: true,
+        })
+      } catch (error) {
+        if (!(error instanceof StoreConflict) || attempt >= MAX_CATCH_UPS)
+          throw error
+        await bounded(resync, { steps: true })
+      }
+    }
+    if (gen !== undefined) {
+      const current = gen
+      await bounded(() => ensurePersisted(current))
+    }
     // @note Sent once now, and Redis keeps the script: a first write sent by
     // its SHA1 alone would otherwise fail on NOSCRIPT and go again whole,
     // and a connection lost between the two would lose a write Redis never ran.
@@ -1819,12 +2443,17 @@ export async function openRedisStore(
       }
     },
     resync: () => bounded(resync, { turn: true, steps: true }),
-    version: () => seen,
+    version: () => moves,
     commit(write, undo, decidedAt) {
       if (overdue !== undefined) undo?.()
-      return bounded(() => append({ write }, undo, decidedAt), {
-        writes: true,
-      })
+      const account = accountOfWrite(write)
+      return bounded(
+        () =>
+          account === undefined
+            ? append({ write }, undo, decidedAt)
+            : appendToAccount(account, write, undo, decidedAt),
+        { writes: true },
+      )
     },
     // @note A state that replaced the data is whole in this copy, however
     // few of the accounts it replaced were loaded.
@@ -1896,6 +2525,13 @@ export async function openRedisStore(
       // rolling restart) go first: queued for the next turn of the event
       // loop, they were refused by a client already closing, and lost.
       if (journal) await bounded(journal.flush).catch(() => {})
+      // What this replica reserved and never used is the fleet's again.
+      const unused = room
+      if (unused > 0 && roomGen !== undefined && roomGen === gen) {
+        room = 0
+        const current = roomGen
+        await bounded(() => countRecords(current, -unused)).catch(() => {})
+      }
       connected = false
       // @note Bounded: a Redis that answers nothing would hold the close
       // for ever behind the replies it waits for.
@@ -2071,6 +2707,20 @@ function parseRecord(text: string, account: string, at: number): CreatedRecord {
   return record as CreatedRecord
 }
 
+/** One entry of an account's list (layout 2): its header, a record of the state that began it, or a write. */
+function parseAccountEntry(
+  text: string,
+  account: string,
+  at: number,
+): { header: unknown } | { write: StoreWrite } | CreatedRecord {
+  if (text.startsWith('{"header":')) return { header: true }
+  if (text.startsWith('{"write":')) {
+    const entry = parseEntry(text, at)
+    if ('write' in entry) return entry
+  }
+  return parseRecord(text, account, at)
+}
+
 /** An error of a log entry that is not this sandbox's, coded for health. */
 function badLog(message: string): Error {
   return Object.assign(new Error(message), { code: 'REDIS_BAD_LOG' })
@@ -2106,6 +2756,9 @@ type Commands = Pick<
   | 'hGetAll'
   | 'hSet'
   | 'del'
+  | 'persist'
+  | 'sMembers'
+  | 'sRem'
 >
 
 /**

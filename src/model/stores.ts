@@ -13,6 +13,11 @@ export interface UrlStoreOptions {
   cacheRecords?: number
   /** Hears the store's outages and recoveries, one line each. */
   onLog?: (line: string) => void
+  /**
+   * The most records in all (`limits.records`), for a store that counts
+   * them across its replicas itself.
+   */
+  maxRecords?: number
   /** The journal every replica shares (`journalLimit` entries), for a store that keeps one. */
   journal?: { limit: number }
   /** This replica's options, kept as the fleet's when the store holds none yet. */

@@ -434,6 +434,7 @@ async function openUrlStore(
         ...options,
         onLog: (line) => console.error(line),
         journal: { limit: sandbox.options.journalLimit },
+        maxRecords: sandbox.options.limits.records,
         fleet: own,
       },
       durable,

@@ -1,4 +1,5 @@
 // Runs once: every server here names its own store.
+import { createCluster } from '@redis/client'
 import { expect, it } from 'vitest'
 import { startRedisCluster } from '../_redis.ts'
 import { createInFlight, postJson, replicaOnCluster } from '../_servers.ts'
@@ -17,9 +18,16 @@ it('answers a create in flight 201 after an admin change beside it was refused w
   const replica = await replicaOnCluster(cluster, 'refused')
   const create = await createInFlight(replica.url)
 
-  // The slot starts to move, no key moved yet: the write of a clock move
-  // names keys that do not exist, and Redis asks to try again.
-  const moving = await cluster.startMovingSlotOf('{refused}', [])
+  // The slot starts to move, the index of tokens moved first: the write of
+  // a clock move names it beside keys that did not move (a read of the log
+  // does not), and Redis asks to try again.
+  const client = createCluster({ rootNodes: [{ url: cluster.nodes[0]!.url }] })
+  await client.connect()
+  const gen = await client.get('{refused}:gen')
+  client.destroy()
+  const moving = await cluster.startMovingSlotOf('{refused}', [
+    `{refused}:g:${gen}:tokens`,
+  ])
   const refused = await postJson(replica.url, '/__sandbox/clock', {
     advance_seconds: 60,
   })

@@ -239,14 +239,14 @@ it('moves the clock of every replica on one Redis with a log entry far smaller t
   const whole = (await client.lIndex(log, 0))!
   const last = (await client.lIndex(log, -1))!
   // The whole state keeps its customers and tokens apart, in one list per
-  // account of its generation.
+  // account of its generation, under the account's own hash tag.
   const { gen } = JSON.parse(whole) as { gen: string }
   let records = 0
   for (const account of await client.sMembers(
     `{small-entries}:g:${gen}:accounts`,
   ))
     for (const record of await client.lRange(
-      `{small-entries}:g:${gen}:a:${account}`,
+      `{small-entries:${account}}:g:${gen}`,
       0,
       -1,
     ))

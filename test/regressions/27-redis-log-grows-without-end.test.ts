@@ -43,15 +43,28 @@ it('keeps the Redis log from the previous whole state on, and every replica, new
   await client.connect()
   const log = await client.lRange('{bounded}:log', 0, -1)
   const dropped = Number(await client.get('{bounded}:log-base'))
-  client.destroy()
-  // The previous whole state (the second reset), the third round's five
-  // creates, the last reset's whole state and the last create.
-  expect(log).toHaveLength(8)
+  // The previous whole state (the second reset) and the last reset's: the
+  // creates are in their account's list, not in the log.
+  expect(log).toHaveLength(2)
   expect(log[0]).toMatch(/^\{"state":/)
-  expect(log[6]).toMatch(/^\{"state":/)
-  // The first replica's seeded state, three rounds of six entries and the
-  // last create, less the 8 kept.
-  expect(dropped).toBe(1 + 3 * 6 + 1 - 8)
+  expect(log[1]).toMatch(/^\{"state":/)
+  // The first replica's seeded state and the first reset's.
+  expect(dropped).toBe(2)
+  // The lists of the generations the resets left go too, each account's
+  // under its own tag: only the current generation's stay.
+  const gen = await client.get('{bounded}:gen')
+  const stale = async () =>
+    (await client.keys('{bounded:*}:g:*')).filter(
+      (key) => !key.endsWith(`:g:${gen}`),
+    )
+  for (
+    const started = Date.now();
+    (await stale()).length > 0 && Date.now() - started < 5000;
+  )
+    await new Promise((done) => setTimeout(done, 50))
+  expect(await stale()).toEqual([])
+  expect(await client.keys(`{bounded:*}:g:${gen}`)).toHaveLength(3)
+  client.destroy()
 
   const fresh = await startServer(options)
   for (const server of [busy, idle, fresh])

@@ -14,8 +14,10 @@ import { createNamed, runCli, startServer } from '../_servers.ts'
 it('serves from a Redis whose user may not run the commands ACLs class as dangerous', async () => {
   const redis = await startRedis()
   const url = await redis.user('app', 'pw', [
-    // The sandbox's keys only, as the shared-sandbox guide gives it.
+    // The sandbox's keys only, as the shared-sandbox guide gives it: its
+    // own, and its accounts' (each under its own hash tag).
     '~{restricted}:*',
+    '~{restricted:*',
     '+@all',
     '-@dangerous',
   ])
