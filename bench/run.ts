@@ -536,14 +536,15 @@ async function benchRedis(): Promise<void> {
         '≤ 2',
         commands <= 2,
       )
-      // Every key of one sandbox shares one hash tag, so one Redis node
-      // (one core) takes all its writes, a Cluster's included: the time
-      // Redis spends per write bounds what a fleet of replicas can send.
+      // The bench's creates all go to one account, whose list one Redis
+      // node (one core) keeps, a Cluster's included: the time Redis spends
+      // per write bounds what a fleet of replicas can send to one account
+      // (a Cluster spreads other accounts over its other nodes).
       const usec = median(usecPerCall)
       const ceiling = 1e6 / usec
       row(
         'redis',
-        `POST ${path}: Redis time per created record (INFO commandstats), so one sandbox's writes/s on one Redis node`,
+        `POST ${path}: Redis time per created record (INFO commandstats), so one account's writes/s on one Redis node`,
         `${usec.toFixed(1)} µs: ≤ ${ceiling.toFixed(0)}/s, ${(ceiling / median(shared.map((l) => l.rps))).toFixed(1)} replicas at this one's rate`,
       )
     }

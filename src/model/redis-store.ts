@@ -47,7 +47,7 @@ import {
   REMARK,
   TAKE_SNAPSHOT,
 } from './redis-scripts.ts'
-import { StoreLimitReached } from './store-limit.ts'
+import { LimitReachedError, limitHint } from './limit-reached.ts'
 
 /**
  * One entry of the log: a write (a record an API call made, a scenario it
@@ -533,6 +533,11 @@ export async function openRedisStore(
   const accountSeen = new Map<string, number>()
   // `moves` when another replica's write to the account was last applied here.
   const accountRemote = new Map<string, number>()
+  // @note The accounts the log says have a list in the current generation:
+  // one of them without it is one Redis lost. Others (an account made
+  // through a replica's JavaScript API, which the log never held) have
+  // none, and hold nothing in Redis.
+  let listed = new Set<string>()
   // The sum of `held`, kept as it changes: an applied write of an account
   // not loaded here adds one, and must not cost a walk over every account.
   let heldSum = 0
@@ -579,6 +584,7 @@ export async function openRedisStore(
     sharded = gen !== undefined && entry.layout === 2
     accountSeen.clear()
     accountRemote.clear()
+    listed = new Set(entry.state.accounts.map(({ id }) => id))
     // @note The replica that stored the state makes its lists last; one
     // that stopped halfway would leave them to expire, unless another does.
     if (sharded) {
@@ -597,6 +603,7 @@ export async function openRedisStore(
     sharded = state.entry.layout === 2
     accountSeen.clear()
     accountRemote.clear()
+    listed = new Set(state.lists?.keys())
     // @note What this replica decided on the records it replaced goes to
     // none of the new generation's lists: decided again, on these.
     moved()
@@ -706,6 +713,8 @@ export async function openRedisStore(
         stateAt = index
       } else {
         await source.apply(loadedPart(entry.write))
+        const added = entry.write.added?.account?.id
+        if (added !== undefined) listed.add(added)
         if (entry.write.added ?? entry.write.set) changes++
         writes++
       }
@@ -1033,6 +1042,10 @@ export async function openRedisStore(
   ): Promise<boolean> => {
     const list = accountList(current, account)
     const reply = prefetched ?? (await bounded(() => readList(list, 0)))
+    if (reply[0] === '0' && !listed.has(account)) {
+      if (loaded !== 'all') loaded.add(account)
+      return true
+    }
     if (reply[0] === '0') {
       // A reset or a restore may have left the generation: read the log.
       const since = seen
@@ -1044,7 +1057,7 @@ export async function openRedisStore(
       // @note An account with no list in its generation: one that no
       // state or admin call of this version made (the log holds it, and
       // Redis lost the list), or an id no account has.
-      if (source.accountIds().includes(account)) {
+      if (listed.has(account)) {
         loseRecords(
           current,
           `The Redis store at ${shown} lost the records of the account ${account}: its key ${list} is gone, where the log says the account exists (a key of the namespace deleted by hand?).`,
@@ -1784,6 +1797,10 @@ export async function openRedisStore(
       // Whether the append was sent: only then may it be stored unanswered.
       let sent = false
       try {
+        // @note An account the log never held (one a replica's JavaScript
+        // API made, which it does not store) gets its list on its first
+        // write, as its records were kept before each account had one.
+        if (!listed.has(account)) await addAccountLists(current, [account])
         // @note Reserved before the append, in the sandbox's slot: past
         // `limits.records`, the writes that would make more are refused.
         const making = ready.filter((p) => p.write.created).length
@@ -1813,7 +1830,7 @@ export async function openRedisStore(
         })) as number
       } catch (error) {
         accountInFlight.delete(account)
-        if (error instanceof StoreLimitReached) {
+        if (error instanceof LimitReachedError) {
           refuseAccount(ready, error)
           continue
         }
@@ -1902,10 +1919,10 @@ export async function openRedisStore(
     return redis.eval(COUNT_RECORDS, { keys, arguments: [String(n)] })
   }
   /** The refusal of a record past `limits.records`, counted across the fleet. */
-  const recordsFull = (): StoreLimitReached =>
-    new StoreLimitReached(
+  const recordsFull = (): LimitReachedError =>
+    new LimitReachedError(
       'limits.records',
-      `The sandbox holds ${countWhenFull} records (accounts, API keys, customers and tokens) in its Redis store, counting those its replicas are storing, the most that limits.records (${options.maxRecords}) allows; nothing was stored.`,
+      `The sandbox holds ${countWhenFull} records (accounts, API keys, customers and tokens) in its Redis store, counting those its replicas are storing, the most that limits.records (${options.maxRecords}) allows; nothing was stored. ${limitHint('limits.records', 'Reset the sandbox (POST /__sandbox/reset or sandbox.reset())')}`,
     )
 
   // Accounts whose lists others appended to since this replica read them.
@@ -1935,6 +1952,7 @@ export async function openRedisStore(
     const list = accountList(current, account)
     const reply = prefetched ?? (await bounded(() => readList(list, from)))
     if (gen !== current || !isLoaded(account)) return
+    if (reply[0] === '0' && !listed.has(account)) return
     if (Number(reply[0]) < from) {
       lost = true
       return
@@ -2001,6 +2019,7 @@ export async function openRedisStore(
     current: string,
     accounts: string[],
   ): Promise<void> => {
+    for (const account of accounts) listed.add(account)
     await redis.sAdd(genKeys(current).accounts, accounts)
     await Promise.all(
       accounts.map((account) => {

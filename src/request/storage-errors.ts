@@ -2,9 +2,8 @@
 // store's own words, or that a reset overtook on a replica of a fleet:
 // loaded when first needed (`storageProblem`, `overtaken`).
 import type { Store } from '../model/store.ts'
-import { StoreLimitReached } from '../model/store-limit.ts'
 import { SandboxError, STORAGE_RETRY_AFTER_SECONDS } from './errors.ts'
-import { limitHint } from './limits.ts'
+import { LimitReachedError, limitReached } from './limits.ts'
 
 /**
  * The problem for a request the durable store could not serve, in the
@@ -29,12 +28,7 @@ export function storageUnavailable(
 ): SandboxError {
   // @note A limit the store counts across a fleet is a refusal, as the
   // sandbox's own are: nothing to wait for.
-  if (error instanceof StoreLimitReached) {
-    return new SandboxError(
-      'limit_reached',
-      `${error.message} ${limitHint(error.option, 'Reset the sandbox (POST /__sandbox/reset or sandbox.reset())')}`,
-    )
-  }
+  if (error instanceof LimitReachedError) return limitReached(error)
   const { where, code, kept: keptWords, reads, untilFixed } = store.outage
   const shown = (error as { code?: string }).code ?? code
   // A fault that waiting never ends says what ends it instead.
