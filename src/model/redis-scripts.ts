@@ -124,12 +124,13 @@ return out
 // Finds the account of the token whose secret's digest is ARGV[2] in the
 // index KEYS[2] of the generation ARGV[1], as of one moment: 'moved' when
 // another generation is current (KEYS[1]); else 'ok' and the account, or
-// 'ok', '' and whether the index exists at all.
+// 'ok', '', whether the index exists at all, and whether it holds the
+// field '' that a generation's index begins with.
 export const LOOKUP = `#!lua flags=no-writes
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return { 'moved' } end
 local account = redis.call('HGET', KEYS[2], ARGV[2])
 if account then return { 'ok', account } end
-return { 'ok', '', tostring(redis.call('EXISTS', KEYS[2])) }
+return { 'ok', '', tostring(redis.call('EXISTS', KEYS[2])), tostring(redis.call('HEXISTS', KEYS[2], '')) }
 `
 
 // Reads up to ARGV[2] entries from place ARGV[1] on, after four items: the
@@ -252,14 +253,16 @@ return out
 // allows, on the count of a generation's records (KEYS[1]: those stored,
 // and those replicas reserved and have not used yet): never more than an
 // eighth of the room left (at least one), so that near the limit no replica
-// holds room that another needs. Returns what it reserved (0: none is
-// left) and the count; -1 when the count is gone.
+// holds room that another needs; with ARGV[3] '1', all of them or none.
+// Returns what it reserved (0: none is left) and the count; -1 when the
+// count is gone.
 export const RESERVE = `#!lua
 local held = redis.call('GET', KEYS[1])
 if not held then return { -1, 0 } end
 local count = tonumber(held)
 local room = tonumber(ARGV[2]) - count
 local grant = math.min(tonumber(ARGV[1]), math.max(math.min(room, 1), math.floor(room / 8)))
+if ARGV[3] == '1' then grant = room >= tonumber(ARGV[1]) and tonumber(ARGV[1]) or 0 end
 if grant <= 0 then return { 0, count } end
 redis.call('INCRBY', KEYS[1], grant)
 return { grant, count + grant }
@@ -271,4 +274,24 @@ return { grant, count + grant }
 export const COUNT_RECORDS = `#!lua
 if redis.call('EXISTS', KEYS[1]) == 0 then return false end
 return redis.call('INCRBY', KEYS[1], ARGV[1])
+`
+
+// Indexes tokens (ARGV[2 ..], digest and account in pairs) in KEYS[2], the
+// index of the generation ARGV[1], if that generation is current (KEYS[1])
+// and its index holds the field '' it began with: 1; 0 when another is
+// current (the write is decided again), -1 when Redis lost the index (it
+// is not made anew, which would hide the loss).
+export const INDEX = `#!lua
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+if redis.call('HEXISTS', KEYS[2], '') == 0 then return -1 end
+redis.call('HSET', KEYS[2], unpack(ARGV, 2))
+return 1
+`
+
+// Marks the lists of the generation ARGV[1] as lasting (KEYS[2]) if it is
+// still the current one (KEYS[1]): a mark for one a reset left would stay.
+export const MARK_PERSISTED = `#!lua
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[2], '1')
+return 1
 `

@@ -37,8 +37,10 @@ import {
   APPEND,
   APPEND_STATE,
   HIT,
+  INDEX,
   INSPECT,
   JOIN,
+  MARK_PERSISTED,
   JOURNAL,
   LENGTH,
   LOAD,
@@ -155,6 +157,12 @@ const MAX_WRITES_BETWEEN_STATES = 10_000
  * those of a state that lost the race, or whose replica stopped, then go.
  */
 const GENERATION_TTL_MS = 120_000
+/**
+ * How long each account's list written for a whole state waits to be made
+ * to last once the state is stored (by its replica, or the next to start or
+ * to take the state); one of a state never stored then goes.
+ */
+const LIST_TTL_MS = 86_400_000
 /** How often a replica starts again from a whole state that another dropped as it read. */
 const MAX_CATCH_UPS = 5
 /** How often the watchdog looks for calls that Redis left unanswered. */
@@ -918,14 +926,14 @@ export async function openRedisStore(
       const index = genKeys(current).tokens
       const keys = [genKey, index]
       const args = [current, secretDigest(credential)]
-      const [said, account, exists] = (await bounded(() =>
+      const [said, account, exists, begun] = (await bounded(() =>
         redis
           .evalSha(scripts.lookup, { keys, arguments: args })
           .catch(reloadScripts(LOOKUP, keys, args)),
       )) as string[]
       if (said === 'ok' && gen === current) {
         if (account) return account
-        if (exists === '0' && (counted > 0 || sharded)) {
+        if (sharded ? begun === '0' : exists === '0' && counted > 0) {
           loseRecords(
             current,
             `The Redis store at ${shown} lost the index of its tokens: its key ${index} is gone, where ${sharded ? 'every generation keeps one from its start' : `the log says it holds ${counted} tokens`} (a key of the namespace deleted by hand?), so a token of an account this replica has not loaded cannot be found.`,
@@ -1067,6 +1075,7 @@ export async function openRedisStore(
     }
     if (gen !== current || isLoaded(account)) return gen !== current
     await applyAccountEntries(account, 0, reply.slice(1))
+    if (gen !== current) return false
     if (loaded !== 'all') loaded.add(account)
     holdOne(account, 0)
     return true
@@ -1216,10 +1225,7 @@ export async function openRedisStore(
         // @note After Redis lost the log, a replica that holds only some
         // accounts starts it again with those: Redis lost the others.
         const state = wholeState({ partial: true })
-        const text = JSON.stringify({
-          ...state.entry,
-          by: `${origin}:${++appended}`,
-        })
+        const text = logText(state.entry, `${origin}:${++appended}`)
         const first = await appendState(0, text, state)
         if (first === 1) {
           seen = 1
@@ -1368,6 +1374,46 @@ export async function openRedisStore(
     }
   }
 
+  /**
+   * `wholeState`, once this replica's own writes to accounts' lists that
+   * were decided before it are settled: each stored, or refused and taken
+   * back. A record whose write is under way would be in the state, and so in
+   * the new generation, while its write, refused there as decided in the
+   * generation before, is taken back and decided again: a record no call
+   * was answered 201 for (the fleet's property test found it, beside an
+   * admin call that stored the whole state).
+   */
+  const settledWholeState = async (partial: boolean): Promise<StateToStore> => {
+    for (let round = 1; ; round++) {
+      // @note A call's record is in memory a few microtasks before its
+      // write is queued: a macrotask later, the write of each one is.
+      await new Promise((resolve) => setTimeout(resolve, 0))
+      await Promise.allSettled([...accountFlushes.values()])
+      const settled = accountBatches.size === 0 && accountFlushes.size === 0
+      if (settled || round >= MAX_CATCH_UPS) {
+        holdWrites()
+        return wholeState({ partial })
+      }
+    }
+  }
+
+  // @note While this replica stores a whole state of its own, writes to
+  // accounts' lists wait: one decided on the data the state holds, after
+  // it was taken, would go to the lists of the generation it leaves, and
+  // be in no list of its own. Once the state is stored (or not), they go
+  // on: refused there as decided in the generation before, and decided
+  // again.
+  let holding = 0
+  let writesHeld: Promise<void> = Promise.resolve()
+  let releaseHeld = (): void => {}
+  const holdWrites = (): void => {
+    if (holding++ === 0)
+      writesHeld = new Promise((resolve) => (releaseHeld = resolve))
+  }
+  const releaseWrites = (): void => {
+    if (--holding === 0) releaseHeld()
+  }
+
   /** The state without its records, which stay in the generation `current`: a compaction. */
   const sharedState = (current: string): StateToStore => {
     const state = source.dumpShared()
@@ -1384,8 +1430,9 @@ export async function openRedisStore(
     command: 'RPUSH' | 'SADD' | 'HSET',
     key: string,
     items: string[],
+    ttlMs = GENERATION_TTL_MS,
   ): Promise<unknown> => {
-    const args = [String(GENERATION_TTL_MS), command, ...items]
+    const args = [String(ttlMs), command, ...items]
     return redis
       .evalSha(scripts.addExpiring, { keys: [key], arguments: args })
       .catch(reloadScripts(ADD_EXPIRING, [key], args))
@@ -1410,9 +1457,17 @@ export async function openRedisStore(
     const sends: Promise<unknown>[] = []
     for (const [account, texts] of lists) {
       const list = accountList(g, account)
+      // @note Under other tags than the state's script reaches, they are
+      // made to last after it: until then they wait a day, not minutes, so
+      // that a replica stopped between the two leaves them to the next start.
       for (let at = 0; at < texts.length; at += WRITE_SLICE)
         sends.push(
-          addExpiring('RPUSH', list, texts.slice(at, at + WRITE_SLICE)),
+          addExpiring(
+            'RPUSH',
+            list,
+            texts.slice(at, at + WRITE_SLICE),
+            LIST_TTL_MS,
+          ),
         )
     }
     const accounts = [...lists.keys()]
@@ -1497,7 +1552,8 @@ export async function openRedisStore(
           .slice(at, at + WRITE_SLICE)
           .map((account) => redis.persist(accountList(g, account)).then(step)),
       )
-    await redis.set(genKeys(g).persisted, '1')
+    const keys = [genKey, genKeys(g).persisted]
+    await redis.eval(MARK_PERSISTED, { keys, arguments: [g] })
   }
 
   /** Makes the lists of generation `g` last, unless a replica did: the one that stored it may have stopped halfway. */
@@ -1570,7 +1626,7 @@ export async function openRedisStore(
       batch.push({
         // @note Marked with this replica and a count, so that a read can
         // tell this replica's entries from another's that say the same.
-        text: JSON.stringify({ ...logged, by: `${origin}:${++appended}` }),
+        text: logText(logged, `${origin}:${++appended}`),
         ...('write' in entry ? { write: entry.write } : { state: entry }),
         undo,
         kept:
@@ -1777,6 +1833,8 @@ export async function openRedisStore(
       sending !== undefined;
       sending = accountBatches.get(account)
     ) {
+      // Sent once this replica's own whole state is stored (holdWrites).
+      while (holding > 0) await writesHeld
       accountBatches.delete(account)
       const since = Math.max(lastRemote, accountRemote.get(account) ?? 0)
       const current = gen
@@ -1805,6 +1863,18 @@ export async function openRedisStore(
         // `limits.records`, the writes that would make more are refused.
         const making = ready.filter((p) => p.write.created).length
         reserved = await reserveRecords(making, current)
+        // @note Before the limit refuses: another replica may have written
+        // to the account meanwhile, this write among them (a keyed retry,
+        // which is replayed once read).
+        if (
+          reserved < making &&
+          Number((await readList(list, Number.MAX_SAFE_INTEGER))[0]) !== from
+        ) {
+          if (roomGen === current) room += reserved
+          staleAccounts.add(account)
+          refuseAccount(ready, new StoreConflict())
+          continue
+        }
         if (reserved < making) {
           const over = ready.filter((p) => p.write.created).slice(reserved)
           refuseAccount(over, recordsFull())
@@ -1814,12 +1884,30 @@ export async function openRedisStore(
         // @note Indexed first, in the sandbox's slot: a token stored and
         // not indexed could not be found by another replica. One indexed
         // and not stored is looked for in its account, and not found.
-        const tokens: Record<string, string> = {}
+        const tokens: string[] = []
         for (const { write } of ready)
           if (write.created && 'token' in write.created)
-            tokens[secretDigest(write.created.token.secret)] = account
-        if (Object.keys(tokens).length > 0)
-          await redis.hSet(genKeys(current).tokens, tokens).then(step)
+            tokens.push(secretDigest(write.created.token.secret), account)
+        if (tokens.length > 0) {
+          const index = genKeys(current).tokens
+          const indexed = (await redis
+            .eval(INDEX, {
+              keys: [genKey, index],
+              arguments: [current, ...tokens],
+            })
+            .then(step)) as number
+          if (indexed < 0)
+            loseRecords(
+              current,
+              `The Redis store at ${shown} lost the index of its tokens: its key ${index} is gone or made anew (a key of the namespace deleted by hand?), so a token of an account a replica has not loaded cannot be found.`,
+            )
+          // Another generation is current: decided again, on it.
+          if (indexed === 0) {
+            if (roomGen === current) room += reserved
+            refuseAccount(ready, new StoreConflict())
+            continue
+          }
+        }
         const texts = ready.map((p) => p.text)
         const args = [String(from), ...texts]
         accountInFlight.set(account, { from, texts })
@@ -1849,7 +1937,14 @@ export async function openRedisStore(
       accountInFlight.delete(account)
       refused = undefined
       if (reply >= 0) {
-        accountSeen.set(account, Math.max(reply, accountSeen.get(account) ?? 1))
+        // @note Only of the generation appended to: a reply that comes
+        // after this replica took another's state counts that state's list
+        // wrong, and its reads would skip what others append there.
+        if (gen === current)
+          accountSeen.set(
+            account,
+            Math.max(reply, accountSeen.get(account) ?? 1),
+          )
         for (const { write } of ready)
           if (write.created) countStored(write.created)
         for (const { resolve } of ready) resolve()
@@ -1912,6 +2007,22 @@ export async function openRedisStore(
     const taken = Math.min(room, needed)
     room -= taken
     return taken
+  }
+  /**
+   * Reserves `n` records of `limits.records` at once, for an account and
+   * key that a call of the sandbox's own API adds: all of them, or the
+   * limit refuses the call.
+   */
+  const reserveExactly = async (current: string, n: number): Promise<void> => {
+    const most = options.maxRecords
+    if (most === undefined) return
+    const [granted, count] = (await redis.eval(RESERVE, {
+      keys: [genKeys(current).records],
+      arguments: [String(n), String(most), '1'],
+    })) as [number, number]
+    if (granted === n) return
+    countWhenFull = count
+    throw recordsFull()
   }
   /** Adds `n` to the count of generation `current`'s records, if it is still there. */
   const countRecords = (current: string, n: number): Promise<unknown> => {
@@ -1977,6 +2088,7 @@ export async function openRedisStore(
     from: number,
     texts: string[],
   ): Promise<void> => {
+    const current = gen
     const records: CreatedRecord[] = []
     const applied: StoreWrite[] = []
     const own = accountInFlight.get(account)
@@ -1991,6 +2103,9 @@ export async function openRedisStore(
     }
     if (records.length > 0) await source.insert(records)
     for (const write of applied) await source.apply(write)
+    // Another generation taken meanwhile (this replica's own state) holds
+    // none of them: its count of the list is its own.
+    if (gen !== current) return
     accountSeen.set(account, Math.max(at, accountSeen.get(account) ?? 0))
     if (applied.length > 0) accountRemote.set(account, moved())
   }
@@ -2062,7 +2177,7 @@ export async function openRedisStore(
         const { entry } = first.state
         entry.counts = Object.fromEntries(stored)
         entry.tokens = storedTokens
-        first.text = JSON.stringify({ ...entry, by: markOf(first.text) })
+        first.text = logText(entry, markOf(first.text)!)
       }
       if (first.state) {
         sent = appendState(
@@ -2078,9 +2193,9 @@ export async function openRedisStore(
         const added = sharded
           ? ready.flatMap((p) => p.write?.added?.account?.id ?? [])
           : []
-        // @note Counted ahead too, toward `limits.records` across the
-        // fleet; a change refused after it leaves the count a little high
-        // until the next whole state counts again.
+        // @note Reserved ahead too, toward `limits.records` across the
+        // fleet, all or none; a change refused after it leaves the count a
+        // little high until the next whole state counts again.
         const adding = sharded
           ? ready.reduce(
               (n, p) =>
@@ -2091,8 +2206,8 @@ export async function openRedisStore(
             )
           : 0
         if (current !== undefined && adding > 0) {
-          sent = addAccountLists(current, added)
-            .then(() => countRecords(current, adding))
+          sent = reserveExactly(current, adding)
+            .then(() => addAccountLists(current, added))
             .then(() => appendWrites(ready, at))
         } else sent = appendWrites(ready, at)
       }
@@ -2110,7 +2225,8 @@ export async function openRedisStore(
           const unsent =
             error instanceof ErrorReply ||
             error instanceof ClientOfflineError ||
-            error instanceof ClientClosedError
+            error instanceof ClientClosedError ||
+            error instanceof LimitReachedError
           if (!unsent) {
             lost = true
             Object.assign(error, { unsettled: true })
@@ -2286,6 +2402,9 @@ export async function openRedisStore(
       const current = gen
       await bounded(() => ensurePersisted(current))
     }
+    // @note What a replica stopped between a whole state and dropping the
+    // generations it left, goes now.
+    void bounded(dropDeadGenerations, { steps: true }).catch(() => {})
     // @note Sent once now, and Redis keeps the script: a first write sent by
     // its SHA1 alone would otherwise fail on NOSCRIPT and go again whole,
     // and a connection lost between the two would lose a write Redis never ran.
@@ -2478,13 +2597,14 @@ export async function openRedisStore(
     // few of the accounts it replaced were loaded.
     saveState: (decidedAt, replaced) =>
       bounded(
-        () =>
-          append(
-            wholeState({ partial: replaced !== undefined }),
-            undefined,
-            decidedAt,
-            replaced,
-          ),
+        async () => {
+          const state = await settledWholeState(replaced !== undefined)
+          try {
+            return await append(state, undefined, decidedAt, replaced)
+          } finally {
+            releaseWrites()
+          }
+        },
         { writes: true, steps: true },
       ),
     alone: (work) =>
@@ -2673,6 +2793,22 @@ function snapshotInfo(
   }
 }
 
+/**
+ * An entry as this version appends it to the log, marked `by` its replica:
+ * a write with `"state": null` beside it, a state with `"write": null`, so
+ * that a replica of an earlier version (which reads only each account's
+ * records from the log's slot) refuses the log as one it cannot read, and
+ * answers 503, where it would answer 201 for writes no replica of this
+ * version reads.
+ */
+function logText(entry: LogEntry, by: string): string {
+  return JSON.stringify(
+    'write' in entry
+      ? { ...entry, state: null, by }
+      : { ...entry, write: null, by },
+  )
+}
+
 /** One log entry, read from Redis: bounded, and in the log's shape. */
 function parseEntry(text: string, at: number): LogEntry {
   if (text.length > MAX_ENTRY_BYTES) {
@@ -2688,16 +2824,19 @@ function parseEntry(text: string, at: number): LogEntry {
       `The Redis store's log entry ${at} is not JSON; the key holds something else.`,
     )
   }
-  if (
-    entry === null ||
-    typeof entry !== 'object' ||
-    !('write' in entry !== 'state' in entry)
-  ) {
+  // A `null` beside the other is this version's mark (logText).
+  const held = (key: 'write' | 'state') =>
+    entry !== null &&
+    typeof entry === 'object' &&
+    (entry as Record<string, unknown>)[key] != null
+  if (held('write') === held('state')) {
     throw badLog(
       `The Redis store's log entry ${at} is neither a write nor a state; the key holds something else.`,
     )
   }
-  return entry as LogEntry
+  const parsed = entry as Record<string, unknown>
+  delete parsed[held('write') ? 'state' : 'write']
+  return parsed as LogEntry
 }
 
 /** One record of an account's list, read from Redis: in the list's shape, and the account's. */
