@@ -255,8 +255,10 @@ return out
 // eighth of the room left (at least one), so that near the limit no replica
 // holds room that another needs; with ARGV[3] '1', all of them or none.
 // Returns what it reserved (0: none is left) and the count; -1 when the
-// count is gone.
+// count is gone, -2 when the generation ARGV[4] is no longer the current
+// one (KEYS[2]): the write is decided again.
 export const RESERVE = `#!lua
+if redis.call('GET', KEYS[2]) ~= ARGV[4] then return { -2, 0 } end
 local held = redis.call('GET', KEYS[1])
 if not held then return { -1, 0 } end
 local count = tonumber(held)

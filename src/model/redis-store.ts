@@ -1536,9 +1536,17 @@ export async function openRedisStore(
       .evalSha(scripts.appendState, { keys: stateKeys, arguments: args })
       .catch(reloadScripts(APPEND_STATE, stateKeys, args))) as number
     if (length > 0 && state.lists && state.entry.layout === 2) {
-      // @note Stored, the state's lists last before it is answered: they
-      // sit under their accounts' own tags, which its script cannot reach.
-      await persistLists(g, [...state.lists.keys()])
+      // @note Stored, the state's lists are made to last before it is
+      // answered: they sit under their accounts' own tags, which its script
+      // cannot reach. Refused (a slot that moves, Redis gone a moment), the
+      // state is stored all the same, and they are made to last later
+      // (they wait a day).
+      const accounts = [...state.lists.keys()]
+      await persistLists(g, accounts).catch(() => {
+        void sleep(PERSIST_CHECK_MS).then(() =>
+          bounded(() => ensurePersisted(g)).catch(() => {}),
+        )
+      })
       void bounded(dropDeadGenerations, { steps: true }).catch(() => {})
     }
     return length
@@ -1985,15 +1993,19 @@ export async function openRedisStore(
       roomGen = current
     }
     if (room < needed) {
-      const keys = [genKeys(current).records]
+      const keys = [genKeys(current).records, genKey]
       const args = [
         String(Math.max(needed - room, RESERVE_AHEAD)),
         String(most),
+        '',
+        current,
       ]
       const [granted, count] = (await redis.eval(RESERVE, {
         keys,
         arguments: args,
       })) as [number, number]
+      // Another generation is current: decided again, on it.
+      if (granted === -2) throw new StoreConflict()
       if (granted < 0) {
         loseRecords(
           current,
@@ -2017,10 +2029,16 @@ export async function openRedisStore(
     const most = options.maxRecords
     if (most === undefined) return
     const [granted, count] = (await redis.eval(RESERVE, {
-      keys: [genKeys(current).records],
-      arguments: [String(n), String(most), '1'],
+      keys: [genKeys(current).records, genKey],
+      arguments: [String(n), String(most), '1', current],
     })) as [number, number]
     if (granted === n) return
+    if (granted === -2) throw new StoreConflict()
+    if (granted === -1)
+      loseRecords(
+        current,
+        `The Redis store at ${shown} lost the count of its records: its key ${genKeys(current).records} is gone (a key of the namespace deleted by hand?), so limits.records cannot be kept across the fleet.`,
+      )
     countWhenFull = count
     throw recordsFull()
   }
@@ -2226,7 +2244,9 @@ export async function openRedisStore(
             error instanceof ErrorReply ||
             error instanceof ClientOfflineError ||
             error instanceof ClientClosedError ||
-            error instanceof LimitReachedError
+            error instanceof LimitReachedError ||
+            error instanceof StoreConflict ||
+            (error as { code?: string }).code === 'REDIS_LOST_RECORDS'
           if (!unsent) {
             lost = true
             Object.assign(error, { unsettled: true })
