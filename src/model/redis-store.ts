@@ -1388,7 +1388,7 @@ export async function openRedisStore(
       // @note A call's record is in memory a few microtasks before its
       // write is queued: a macrotask later, the write of each one is.
       await new Promise((resolve) => setTimeout(resolve, 0))
-      await Promise.allSettled([...accountFlushes.values()])
+      await Promise.allSettled(accountFlushes.values())
       const settled = accountBatches.size === 0 && accountFlushes.size === 0
       if (settled || round >= MAX_CATCH_UPS) {
         holdWrites()
@@ -1410,6 +1410,7 @@ export async function openRedisStore(
     if (holding++ === 0)
       writesHeld = new Promise((resolve) => (releaseHeld = resolve))
   }
+  const writesHeldNow = (): boolean => holding > 0
   const releaseWrites = (): void => {
     if (--holding === 0) releaseHeld()
   }
@@ -1842,7 +1843,7 @@ export async function openRedisStore(
       sending = accountBatches.get(account)
     ) {
       // Sent once this replica's own whole state is stored (holdWrites).
-      while (holding > 0) await writesHeld
+      while (writesHeldNow()) await writesHeld
       accountBatches.delete(account)
       const since = Math.max(lastRemote, accountRemote.get(account) ?? 0)
       const current = gen
