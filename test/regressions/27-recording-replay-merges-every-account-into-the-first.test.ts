@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { expect, it } from 'vitest'
 import { DEMO_KEY_ONE, DEMO_KEY_TWO } from '../../fixtures/demo-keys.ts'
-import { startCli, startRecording, tempFolder } from '../_servers.ts'
+import { postJson, startCli, startRecording, tempFolder } from '../_servers.ts'
 
 // Found by recording a sandbox (the "live service") through `record
 // --keep-secrets`: with the second demo key, a token T was minted and the
@@ -18,14 +18,7 @@ const ACCOUNT_ONE = 'acct_DemoAccount001'
 const ACCOUNT_TWO = 'acct_DemoAccount002'
 
 const post = (url: string, path: string, credential: string, body: unknown) =>
-  fetch(`${url}${path}`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${credential}`,
-      'content-type': 'application/json',
-    },
-    body: JSON.stringify(body),
-  })
+  postJson(url, path, body, credential)
 
 /** Mints a token with `credential` and returns its secret. */
 async function mint(url: string, credential: string): Promise<string> {

@@ -2,7 +2,13 @@ import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { expect, it } from 'vitest'
 import { DEMO_KEY_ONE, DEMO_KEY_TWO } from '../../fixtures/demo-keys.ts'
-import { runCli, startCli, startRecording, tempFolder } from '../_servers.ts'
+import {
+  postJson,
+  runCli,
+  startCli,
+  startRecording,
+  tempFolder,
+} from '../_servers.ts'
 
 // Found by replaying, with `verify --from`, a recording of a sandbox (the
 // "live service") run with --unique-email, against a --config that says so
@@ -15,20 +21,8 @@ import { runCli, startCli, startRecording, tempFolder } from '../_servers.ts'
 // recorded credential is now told as --from tells it (recordedCredentials):
 // a key by its masked form, a token by the exchange that minted it.
 
-const post = async (
-  url: string,
-  path: string,
-  credential: string,
-  body: unknown,
-): Promise<Response> =>
-  fetch(`${url}${path}`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${credential}`,
-      'content-type': 'application/json',
-    },
-    body: JSON.stringify(body),
-  })
+const post = (url: string, path: string, credential: string, body: unknown) =>
+  postJson(url, path, body, credential)
 
 const create = async (url: string, credential: string, email: string) =>
   (await post(url, '/v1/customers', credential, { name: 'Same', email })).status
