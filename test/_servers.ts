@@ -404,47 +404,64 @@ export async function writeSession(folder: string): Promise<string> {
 }
 
 /**
- * A replica's options on the Redis at `url`, in `namespace`, seeding no
- * customers, with `store` options beside.
+ * What the replicas of a fleet take beside the Redis and namespace they
+ * share: server options (`limits`, or a `customersPerAccount` other than
+ * none) and the store's `cacheRecords`.
+ */
+export type FleetOptions = Omit<SandboxServerOptions, 'store'> & {
+  cacheRecords?: number
+}
+
+/**
+ * A replica's options on the Redis at `url`, in `namespace`, with seed 1
+ * and no customers unless `options` say otherwise.
  */
 const emptyReplica = (
   url: string,
   namespace: string,
-  store: { cacheRecords?: number } = {},
+  { cacheRecords, ...options }: FleetOptions = {},
 ): SandboxServerOptions => ({
   seed: 1,
   customersPerAccount: 0,
-  store: { url, namespace, ...store },
+  ...options,
+  store: {
+    url,
+    namespace,
+    ...(cacheRecords !== undefined && { cacheRecords }),
+  },
 })
 
 /**
  * A fresh Redis, a `start` of replicas on it that seed no customers, in one
- * `namespace`, and a client of that Redis (for the damage a test does by
- * hand); all stopped when the test finishes.
+ * `namespace`, with `options` beside (`limits`, `cacheRecords`, another
+ * `customersPerAccount`), and a client of that Redis (for what a test reads
+ * or damages by hand); all stopped when the test finishes.
  *
  * @example
  * const { start, client } = await emptyFleet('lost')
  * const [first, second] = [await start(), await start()]
  * await client.flushAll()
+ * @example
+ * const { start } = await emptyFleet('full', { limits: { records: 14 } })
  */
-export async function emptyFleet(namespace: string) {
+export async function emptyFleet(namespace: string, options?: FleetOptions) {
   const redis = await startRedis()
-  const options = emptyReplica(redis.url, namespace)
+  const replicaOptions = emptyReplica(redis.url, namespace, options)
   const client = createClient({ url: redis.url }).on('error', () => {})
   onTestFinished(() => {
     if (client.isOpen) client.destroy()
   })
   await client.connect()
-  return { redis, client, start: () => startServer(options) }
+  return { redis, client, start: () => startServer(replicaOptions) }
 }
 
 /**
  * A fresh Redis on which each `fleet()` is a new fleet of replicas that
  * seed no customers, in a namespace of its own (`<prefix>-0`,
- * `<prefix>-1`, …), with `store` options beside (`cacheRecords`): for a race
- * tried again on new fleets. A fleet's `start` starts one more replica, its
- * `close` closes those it started; whatever is open when the test finishes
- * is closed then.
+ * `<prefix>-1`, …), with `options` beside as {@link emptyFleet} takes them
+ * (`cacheRecords`): for a race tried again on new fleets. A fleet's `start`
+ * starts one more replica, its `close` closes those it started; whatever is
+ * open when the test finishes is closed then.
  *
  * @example
  * const { fleet } = await emptyFleets('beside-reset', { cacheRecords: 1 })
@@ -455,18 +472,19 @@ export async function emptyFleet(namespace: string) {
  * }
  * @see emptyFleet
  */
-export async function emptyFleets(
-  prefix: string,
-  store: { cacheRecords?: number } = {},
-) {
+export async function emptyFleets(prefix: string, options?: FleetOptions) {
   const redis = await startRedis()
   let fleets = 0
   const fleet = () => {
-    const options = emptyReplica(redis.url, `${prefix}-${fleets++}`, store)
+    const replicaOptions = emptyReplica(
+      redis.url,
+      `${prefix}-${fleets++}`,
+      options,
+    )
     const replicas: SandboxServer[] = []
     return {
       async start(): Promise<SandboxServer> {
-        const replica = await startServer(options)
+        const replica = await startServer(replicaOptions)
         replicas.push(replica)
         return replica
       },
