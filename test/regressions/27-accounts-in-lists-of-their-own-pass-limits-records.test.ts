@@ -1,8 +1,7 @@
 // Runs once: every server here names its own store.
 import { expect, it } from 'vitest'
 import { DEMO_KEY_ONE, DEMO_KEY_TWO } from '../../fixtures/demo-keys.ts'
-import { startRedis } from '../_redis.ts'
-import { customerNames, postCustomer, startServer } from '../_servers.ts'
+import { customerNames, emptyFleet, postCustomer } from '../_servers.ts'
 
 // On Redis, each account keeps its writes in a list of its own, under its
 // own hash tag (a Redis Cluster spreads them over its nodes), appended with
@@ -20,17 +19,13 @@ const create = (url: string, key: string) =>
   )
 
 it('stores no record past limits.records from replicas that write to two accounts at once', async () => {
-  const redis = await startRedis()
   // The seed makes 11 records (3 accounts, 8 API keys) and no customers:
   // room for 20.
-  const options = {
-    seed: 1,
-    customersPerAccount: 0,
+  const { start } = await emptyFleet('records-apart', {
     limits: { records: 31 },
-    store: { url: redis.url, namespace: 'records-apart' },
-  }
-  const a = await startServer(options)
-  const b = await startServer(options)
+  })
+  const a = await start()
+  const b = await start()
 
   const answers = await Promise.all(
     Array.from({ length: 60 }, (_, n) =>

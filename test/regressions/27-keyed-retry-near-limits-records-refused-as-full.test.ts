@@ -1,8 +1,7 @@
 // Runs once: every server here names its own store.
 import { expect, it } from 'vitest'
 import { DEMO_KEY_ONE } from '../../fixtures/demo-keys.ts'
-import { startRedis } from '../_redis.ts'
-import { postCustomer, postJson, startServer } from '../_servers.ts'
+import { emptyFleet, postCustomer, postJson } from '../_servers.ts'
 
 // Found by an outside tester, near `limits.records` on Redis, where
 // replicas reserve records before they append them to an account's list:
@@ -18,16 +17,12 @@ const mintToken = (url: string) =>
   postJson(url, '/v2/tokens', { scopes: ['customers:write'] }, DEMO_KEY_ONE)
 
 it('replays a keyed create on another replica near limits.records, and refuses an account past it', async () => {
-  const redis = await startRedis()
   // 11 seeded records (3 accounts, 8 API keys), no customers.
-  const options = {
-    seed: 1,
-    customersPerAccount: 0,
+  const { start } = await emptyFleet('near-the-limit', {
     limits: { records: 14 },
-    store: { url: redis.url, namespace: 'near-the-limit' },
-  }
-  const a = await startServer(options)
-  const b = await startServer(options)
+  })
+  const a = await start()
+  const b = await start()
   // B holds account one from before the create.
   expect((await mintToken(b.url)).status).toBe(201)
 
@@ -51,7 +46,7 @@ it('replays a keyed create on another replica near limits.records, and refuses a
 
   // 14 records now; a replica that loaded no account counts the 11 of the
   // last whole state: an account and its key would make 16 in the fleet.
-  const c = await startServer(options)
+  const c = await start()
   const added = await postJson(c.url, '/__sandbox/api-keys', {
     account_name: 'Past the limit',
   })
