@@ -1,12 +1,10 @@
 // Runs once: every server here names its own store.
-import { createClient } from '@redis/client'
 import { expect, it, vi } from 'vitest'
-import { startRedis } from '../_redis.ts'
 import {
   createNamed,
   customerNames,
+  emptyFleet,
   postJson,
-  startServer,
 } from '../_servers.ts'
 
 // Found by an outside tester: a whole state (a reset, an upgrade's first
@@ -33,16 +31,11 @@ vi.mock('@redis/client', async (original) => {
 })
 
 it('keeps the lists of a whole state cut off once stored, for the next start to make last', async () => {
-  const redis = await startRedis()
-  const options = {
-    seed: 1,
+  const { start, client } = await emptyFleet('cut-after', {
     customersPerAccount: 2,
-    store: { url: redis.url, namespace: 'cut-after' },
-  }
-  const first = await startServer(options)
+  })
+  const first = await start()
   expect((await createNamed(first.url, 'Before')).status).toBe(201)
-  const client = createClient({ url: redis.url }).on('error', () => {})
-  await client.connect()
   const before = await client.get('{cut-after}:gen')
 
   cutAfterState = true
@@ -57,7 +50,7 @@ it('keeps the lists of a whole state cut off once stored, for the next start to 
     expect(await client.pTTL(list)).toBeGreaterThan(3_600_000)
 
   await first.close()
-  const next = await startServer(options)
+  const next = await start()
   expect(await customerNames(next.url)).toHaveLength(4)
   for (const list of lists) expect(await client.pTTL(list)).toBe(-1)
   // The generation the state left goes at that start too.
@@ -65,5 +58,4 @@ it('keeps the lists of a whole state cut off once stored, for the next start to 
   for (let waited = 0; (await left()).length > 0 && waited < 50; waited++)
     await new Promise((done) => setTimeout(done, 100))
   expect(await left()).toEqual([])
-  client.destroy()
 }, 30_000)
