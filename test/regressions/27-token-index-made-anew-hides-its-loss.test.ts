@@ -1,7 +1,7 @@
 // Runs once: every server here names its own store.
 import { expect, it } from 'vitest'
 import { DEMO_KEY_ONE } from '../../fixtures/demo-keys.ts'
-import { createNamed, emptyFleet, postJson } from '../_servers.ts'
+import { createNamed, emptyFleet, postCustomer, postJson } from '../_servers.ts'
 
 // Found by an outside tester: a generation's index of tokens begins with a
 // field no digest is, so that a replica tells an index Redis lost from one
@@ -36,14 +36,11 @@ it('refuses to make a lost index of tokens anew, and says so', async () => {
   )
   expect(await client.exists(index!)).toBe(0)
   const reader = await start()
-  const refused = await fetch(`${reader.url}/v1/customers`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${token}`,
-      'content-type': 'application/json',
-    },
-    body: JSON.stringify({ name: 'Ada', email: 'ada@example.com' }),
-  })
+  const refused = await postCustomer(
+    reader.url,
+    { name: 'Ada', email: 'ada@example.com' },
+    { headers: { authorization: `Bearer ${token}` } },
+  )
   expect(refused.status).toBe(503)
   const health = await fetch(`${reader.url}/__sandbox/health`)
   expect(await health.json()).toMatchObject({
