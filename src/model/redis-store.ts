@@ -1085,9 +1085,14 @@ export async function openRedisStore(
    * Loads every account's list of generation `current` (layout 2), and
    * reads on those loaded from where this replica left them: `false` when
    * another generation became current meanwhile. A slice of accounts is
-   * read together (one wait for many lists), and applied in turn.
+   * read together (one wait for many lists), and applied in turn. With
+   * `lostLog` (Redis lost the log, not the lists), a list gone too is
+   * passed over: it holds nothing left to keep.
    */
-  const readEveryList = async (current: string): Promise<boolean> => {
+  const readEveryList = async (
+    current: string,
+    { lostLog = false } = {},
+  ): Promise<boolean> => {
     const accounts = source.accountIds()
     for (let at = 0; at < accounts.length; at += READ_SLICE) {
       const slice = accounts.slice(at, at + READ_SLICE)
@@ -1107,7 +1112,7 @@ export async function openRedisStore(
         if (gen !== current) return false
         if (froms[i]! > 0)
           await readAccountTail(account, current, replies[i], froms[i])
-        else if (!isLoaded(account))
+        else if (!isLoaded(account) && !(lostLog && replies[i]![0] === '0'))
           await loadList(account, current, replies[i])
       }
     }
@@ -1222,8 +1227,12 @@ export async function openRedisStore(
       if (length === 0) {
         // An empty log (a new Redis, or one that lost it): this replica's
         // state is the first entry, unless another's got there first.
-        // @note After Redis lost the log, a replica that holds only some
-        // accounts starts it again with those: Redis lost the others.
+        // @note Redis may have lost the log alone (an eviction, a DEL by
+        // hand) and kept the accounts' lists: each is read first, so that
+        // the new log holds every account's records, not only those of the
+        // accounts this replica's requests loaded.
+        if (sharded && gen !== undefined)
+          await readEveryList(gen, { lostLog: true })
         const state = wholeState({ partial: true })
         const text = logText(state.entry, `${origin}:${++appended}`)
         const first = await appendState(0, text, state)
