@@ -55,6 +55,6 @@ it('keeps the customers of accounts the replica that starts the log again never 
   )
   expect(withToken.status).toBe(201)
   const every = ['Ada', 'Grace', 'Hopper', 'One', 'Two']
-  expect((await customerNames(third.url)).sort()).toEqual(every)
-  expect((await customerNames(second.url)).sort()).toEqual(every)
+  expect((await customerNames(third.url)).toSorted()).toEqual(every)
+  expect((await customerNames(second.url)).toSorted()).toEqual(every)
 })
