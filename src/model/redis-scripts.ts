@@ -47,7 +47,9 @@ return base + redis.call('LLEN', KEYS[1])
 // under their accounts' own hash tags (other slots of a Redis Cluster) go
 // after the state is stored: the generation is added to KEYS[8], with the
 // set that names its accounts, for the replica that drops them. KEYS[9]
-// counts the new generation's records (`limits.records`).
+// counts the new generation's records (`limits.records`). ARGV[6] is the
+// generation the appending replica follows: the one left when KEYS[4] is
+// gone (deleted by hand).
 export const APPEND_STATE = `#!lua
 local base = tonumber(redis.call('GET', KEYS[3]) or '0')
 local length = base + redis.call('LLEN', KEYS[1])
@@ -62,6 +64,7 @@ if ARGV[1] ~= '' and length ~= tonumber(ARGV[1]) then
 end
 local gen = ARGV[3]
 local old = redis.call('GET', KEYS[4])
+if not old and ARGV[6] and ARGV[6] ~= '' and ARGV[6] ~= gen then old = ARGV[6] end
 if gen ~= '' and old ~= gen then
   if redis.call('EXISTS', KEYS[7]) == 0 then
     return redis.error_reply('CTSEXPIRED the records written for this state expired before it was stored')

@@ -1541,6 +1541,9 @@ export async function openRedisStore(
       g,
       generation,
       pastRecords ? '1' : '',
+      // @note The generation this replica follows, which the state leaves:
+      // dropped by the script even if its key was deleted by hand.
+      gen ?? '',
     ]
     const length = (await redis
       .evalSha(scripts.appendState, { keys: stateKeys, arguments: args })
