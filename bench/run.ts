@@ -228,6 +228,7 @@ async function benchServer(): Promise<void> {
   const sets: Record<string, Load[]> = {
     bare: [],
     floor: [],
+    stack: [],
     customers: [],
     tokens: [],
   }
@@ -238,6 +239,13 @@ async function benchServer(): Promise<void> {
     sets.floor!.push(
       await load(
         ['--import', 'tsx', 'bench/floor-server.ts'],
+        '/v1/customers',
+        customer,
+      ),
+    )
+    sets.stack!.push(
+      await load(
+        ['--import', 'tsx', 'bench/stack-floor-server.ts'],
         '/v1/customers',
         customer,
       ),
@@ -276,6 +284,13 @@ async function benchServer(): Promise<void> {
     'server',
     'floor: the bare server + one @msw/data create, vs bare',
     `${median(floorRatios).toFixed(2)}× (${m('floor', 'rps').toFixed(0)} req/s), p50 / p99 ${m('floor', 'p50')} / ${m('floor', 'p99')} ms`,
+  )
+  // The same create behind srvx's `serve`, used as srvx documents it: the
+  // request model the sandbox is built on, before any of its own work.
+  row(
+    'server',
+    "the stack's floor: the floor's create behind srvx's serve (request.json(), Response.json()), vs the floor",
+    `${median(ratiosTo('floor', 'stack')).toFixed(2)}× (${m('stack', 'rps').toFixed(0)} req/s), p50 / p99 ${m('stack', 'p50')} / ${m('stack', 'p99')} ms: ${(m('stack', 'p99') / m('floor', 'p99')).toFixed(2)}× the floor's p99`,
   )
   for (const name of ['customers', 'tokens'] as const) {
     const ratios = ratiosTo('bare', name)
