@@ -1512,13 +1512,14 @@ export async function openRedisStore(
    * Writes `state`'s generation when it is new, then appends it at `at`
    * (`'end'`: wherever the log ends; with `pastRecords`, wherever it ends
    * unless an entry after `at` changed the scenarios): the new length, or
-   * -1 - the length.
+   * -1 - the length. `sending` is told just before the append goes out.
    */
   const appendState = async (
     at: number | 'end',
     text: string,
     state: StateToStore,
     pastRecords = false,
+    sending?: () => void,
   ): Promise<number> => {
     const g = state.entry.gen ?? ''
     if (state.lists)
@@ -1545,6 +1546,7 @@ export async function openRedisStore(
       // dropped by the script even if its key was deleted by hand.
       gen ?? '',
     ]
+    sending?.()
     const length = (await redis
       .evalSha(scripts.appendState, { keys: stateKeys, arguments: args })
       .catch(reloadScripts(APPEND_STATE, stateKeys, args))) as number
@@ -1943,12 +1945,7 @@ export async function openRedisStore(
           refuseAccount(ready, error)
           continue
         }
-        const unsent =
-          !sent ||
-          error instanceof ErrorReply ||
-          error instanceof ClientOfflineError ||
-          error instanceof ClientClosedError
-        if (!unsent) {
+        if (mayBeStored(error, sent)) {
           lost = true
           Object.assign(error as Error, { unsettled: true })
         } else if (roomGen === current) room += reserved
@@ -2196,7 +2193,6 @@ export async function openRedisStore(
       const ready = sending.filter((p) => !late.includes(p))
       if (late.length > 0) refuse(late, new StoreConflict())
       if (ready.length === 0) continue
-      let sent: Promise<unknown>
       const at = seen
       const first = ready[0]!
       if (first.state?.counted) {
@@ -2210,63 +2206,61 @@ export async function openRedisStore(
         entry.tokens = storedTokens
         first.text = logText(entry, markOf(first.text)!)
       }
-      if (first.state) {
-        sent = appendState(
-          first.replaced === 'all' ? 'end' : seen,
-          first.text,
-          first.state,
-          first.replaced === 'records',
-        )
-      } else {
-        // @note An account that an admin call adds has its list before the
-        // log says it exists: no replica appends to one that is not there.
-        const current = gen
-        const added = sharded
-          ? ready.flatMap((p) => p.write?.added?.account?.id ?? [])
-          : []
-        // @note Reserved ahead too, toward `limits.records` across the
-        // fleet, all or none; a change refused after it leaves the count a
-        // little high until the next whole state counts again.
-        const adding = sharded
-          ? ready.reduce(
-              (n, p) =>
-                n +
-                (p.write?.added?.account ? 1 : 0) +
-                (p.write?.added?.api_key ? 1 : 0),
-              0,
-            )
-          : 0
-        if (current !== undefined && adding > 0) {
-          sent = reserveExactly(current, adding)
-            .then(() => addAccountLists(current, added))
-            .then(() => appendWrites(ready, at))
-        } else sent = appendWrites(ready, at)
-      }
       // Settled once `seen` moved past the entries appended (or did not).
       inFlight = { from: at, texts: ready.map((p) => p.text) }
-      await sent.then(
-        (reply) => {
-          refused = undefined
-          settle(ready, reply as number)
-        },
-        (error: Error) => {
-          // Sent, and the connection closed before the answer came: Redis
-          // may hold it. The answer says so, and this copy takes what Redis
-          // holds before it decides again.
-          const unsent =
-            error instanceof ErrorReply ||
-            error instanceof ClientOfflineError ||
-            error instanceof ClientClosedError ||
-            error instanceof LimitReachedError ||
-            error instanceof StoreConflict ||
-            (error as { code?: string }).code === 'REDIS_LOST_RECORDS'
-          if (!unsent) {
-            lost = true
-            Object.assign(error, { unsettled: true })
+      let length: number
+      // Whether the append was sent: only then may it be stored unanswered.
+      let sent = false
+      try {
+        if (first.state) {
+          length = await appendState(
+            first.replaced === 'all' ? 'end' : seen,
+            first.text,
+            first.state,
+            first.replaced === 'records',
+            () => (sent = true),
+          )
+        } else {
+          // @note An account that an admin call adds has its list before
+          // the log says it exists: no replica appends to one that is not
+          // there.
+          const current = gen
+          const added = sharded
+            ? ready.flatMap((p) => p.write?.added?.account?.id ?? [])
+            : []
+          // @note Reserved ahead too, toward `limits.records` across the
+          // fleet, all or none; a change refused after it leaves the count
+          // a little high until the next whole state counts again.
+          const adding = sharded
+            ? ready.reduce(
+                (n, p) =>
+                  n +
+                  (p.write?.added?.account ? 1 : 0) +
+                  (p.write?.added?.api_key ? 1 : 0),
+                0,
+              )
+            : 0
+          if (current !== undefined && adding > 0) {
+            await reserveExactly(current, adding)
+            await addAccountLists(current, added)
           }
-          refuse(ready, refusal(error))
-        },
-      )
+          sent = true
+          length = (await appendWrites(ready, at)) as number
+        }
+      } catch (error) {
+        // Sent, and the connection closed before the answer came: Redis
+        // may hold it. The answer says so, and this copy takes what Redis
+        // holds before it decides again.
+        if (mayBeStored(error, sent)) {
+          lost = true
+          Object.assign(error as Error, { unsettled: true })
+        }
+        refuse(ready, refusal(error as Error))
+        inFlight = undefined
+        continue
+      }
+      refused = undefined
+      settle(ready, length)
       inFlight = undefined
     }
   }
@@ -2910,6 +2904,23 @@ function parseAccountEntry(
     if ('write' in entry) return entry
   }
   return parseRecord(text, account, at)
+}
+
+/**
+ * Whether an append that failed with `error` may yet be stored: it was
+ * sent (`sent`), and its answer never came (the connection closed first).
+ * One that Redis answered with an error, or that the client never sent
+ * (offline, or closed), is not.
+ */
+function mayBeStored(error: unknown, sent: boolean): boolean {
+  return (
+    sent &&
+    !(
+      error instanceof ErrorReply ||
+      error instanceof ClientOfflineError ||
+      error instanceof ClientClosedError
+    )
+  )
 }
 
 /** An error of a log entry that is not this sandbox's, coded for health. */
