@@ -79,12 +79,6 @@ type LogEntry =
        * namespace's tag, and records are written in this log.
        */
       layout?: 2
-      /**
-       * How many of them are tokens: at least this many (a state of an
-       * earlier version says none), so that a token index found gone is
-       * known to have held some.
-       */
-      tokens?: number
     }
 
 /** Options of `openRedisStore`. */
@@ -564,22 +558,19 @@ export async function openRedisStore(
     else held.set(account, count)
     tellHeld()
   }
-  // How many customers and tokens each account of `gen` holds in Redis, and
-  // how many of them are tokens, as of `seen`: what the log says, loaded
-  // here or not. A compaction stores these, never what this copy holds,
-  // which counts the records of writes decided and not stored yet.
+  // How many customers and tokens each account of `gen` holds in Redis, as
+  // of `seen`: what the log says, loaded here or not. A compaction stores
+  // these, never what this copy holds, which counts the records of writes
+  // decided and not stored yet.
   let stored = new Map<string, number>()
-  let storedTokens = 0
   /** Starts the counts again from a whole state's. */
   const countState = (entry: Extract<LogEntry, { state: unknown }>): void => {
     stored = new Map(Object.entries(entry.counts ?? {}))
-    storedTokens = entry.tokens ?? 0
   }
   /** Counts a record that the log now holds. */
   const countStored = (created: CreatedRecord): void => {
     const account = accountOfRecord(created)
     stored.set(account, (stored.get(account) ?? 0) + 1)
-    if ('token' in created) storedTokens++
   }
   /** Takes the records of a state this replica applied: its generation's, or its own. */
   const adoptGeneration = (
@@ -911,8 +902,9 @@ export async function openRedisStore(
   /**
    * The account of a token that no loaded account holds, from the current
    * generation's index; `undefined` for a token it does not hold. An index
-   * gone while the log says the generation holds tokens is an error, as a
-   * lost list is: refused, every token would read as unknown.
+   * gone from a generation whose accounts keep lists of their own (which
+   * begins its index) is an error, as a lost list is: refused, every token
+   * would read as unknown.
    */
   const lookUp = async (credential: string): Promise<string | undefined> => {
     for (let attempt = 1; ; attempt++) {
@@ -920,23 +912,20 @@ export async function openRedisStore(
       // each account keeps its own list, to which others append.
       if ((loaded === 'all' && !sharded) || gen === undefined) return undefined
       const current = gen
-      // @note Counted before the lookup is sent: a token this replica
-      // stored while its answer came back is in the index only since.
-      const counted = storedTokens
       const index = genKeys(current).tokens
       const keys = [genKey, index]
       const args = [current, secretDigest(credential)]
-      const [said, account, exists, begun] = (await bounded(() =>
+      const [said, account, , begun] = (await bounded(() =>
         redis
           .evalSha(scripts.lookup, { keys, arguments: args })
           .catch(reloadScripts(LOOKUP, keys, args)),
       )) as string[]
       if (said === 'ok' && gen === current) {
         if (account) return account
-        if (sharded ? begun === '0' : exists === '0' && counted > 0) {
+        if (sharded && begun === '0') {
           loseRecords(
             current,
-            `The Redis store at ${shown} lost the index of its tokens: its key ${index} is gone, where ${sharded ? 'every generation keeps one from its start' : `the log says it holds ${counted} tokens`} (a key of the namespace deleted by hand?), so a token of an account this replica has not loaded cannot be found.`,
+            `The Redis store at ${shown} lost the index of its tokens: its key ${index} is gone, where every generation keeps one from its start (a key of the namespace deleted by hand?), so a token of an account this replica has not loaded cannot be found.`,
           )
         }
         return undefined
@@ -1370,7 +1359,6 @@ export async function openRedisStore(
         state: { ...dumped, customers: [], tokens: [], idempotency_keys: [] },
         gen: g,
         counts,
-        tokens: tokens.length,
         layout: 2,
       },
       lists,
@@ -2203,7 +2191,6 @@ export async function openRedisStore(
         // from it).
         const { entry } = first.state
         entry.counts = Object.fromEntries(stored)
-        entry.tokens = storedTokens
         first.text = logText(entry, markOf(first.text)!)
       }
       // Settled once `seen` moved past the entries appended (or did not).
