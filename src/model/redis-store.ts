@@ -1385,9 +1385,10 @@ export async function openRedisStore(
       // @note A call's record is in memory a few microtasks before its
       // write is queued: a macrotask later, the write of each one is.
       await new Promise((resolve) => setTimeout(resolve, 0))
-      await Promise.allSettled(accountFlushes.values())
-      const settled = accountBatches.size === 0 && accountFlushes.size === 0
-      if (settled || round >= MAX_CATCH_UPS) {
+      await Promise.allSettled(
+        [...accountQueues.values()].map((queue) => queue.flushing),
+      )
+      if (accountQueues.size === 0 || round >= MAX_CATCH_UPS) {
         holdWrites()
         return wholeState({ partial })
       }
@@ -1616,8 +1617,7 @@ export async function openRedisStore(
   const origin = globalThis.crypto.randomUUID().slice(0, 8)
   let appended = 0
   // Writes waiting for the append under way; they go together next.
-  let batch: Pending[] = []
-  let flushing: Promise<void> | undefined
+  const logQueue = writeQueue<Pending>((batch) => flush(batch))
 
   /**
    * Appends a write or a whole state, decided on this replica's view at
@@ -1634,7 +1634,7 @@ export async function openRedisStore(
   ): Promise<void> =>
     new Promise<void>((resolve, reject) => {
       const logged = 'write' in entry ? entry : entry.entry
-      batch.push({
+      logQueue.add({
         // @note Marked with this replica and a count, so that a read can
         // tell this replica's entries from another's that say the same.
         text: logText(logged, `${origin}:${++appended}`),
@@ -1649,19 +1649,7 @@ export async function openRedisStore(
         resolve,
         reject,
       })
-      startFlush()
     })
-
-  /** Sends the batch, unless an append is under way (it sends the batch next). */
-  const startFlush = (): void => {
-    flushing ??= flush().finally(() => {
-      flushing = undefined
-      // @note A write that came between the loop's last look at the batch
-      // and now (a retry that a refusal woke) would wait there for the next
-      // write, or for ever: it goes now.
-      if (batch.length > 0) startFlush()
-    })
-  }
 
   // Redis that answers and refuses to store (out of memory under
   // `maxmemory`, a read-only replica, a failing disk): every write fails
@@ -1781,9 +1769,9 @@ export async function openRedisStore(
     resolve(): void
     reject(error: Error): void
   }
-  // Each account's writes waiting for its append under way; they go together next.
-  const accountBatches = new Map<string, AccountPending[]>()
-  const accountFlushes = new Map<string, Promise<void>>()
+  // Each account's writes waiting for its append under way; they go
+  // together next. An account's queue goes once none waits or is sent.
+  const accountQueues = new Map<string, WriteQueue<AccountPending>>()
   // Each account's append under way: where it begins and what it holds.
   const accountInFlight = new Map<string, { from: number; texts: string[] }>()
 
@@ -1808,9 +1796,15 @@ export async function openRedisStore(
     decidedAt = moves,
   ): Promise<void> =>
     new Promise<void>((resolve, reject) => {
-      let queued = accountBatches.get(account)
-      if (queued === undefined) accountBatches.set(account, (queued = []))
-      queued.push({
+      let queue = accountQueues.get(account)
+      if (queue === undefined) {
+        queue = writeQueue(
+          (batch) => flushAccount(account, batch),
+          () => accountQueues.delete(account),
+        )
+        accountQueues.set(account, queue)
+      }
+      queue.add({
         gen,
         text: JSON.stringify({ write, by: `${origin}:${++appended}` }),
         write,
@@ -1819,34 +1813,21 @@ export async function openRedisStore(
         resolve,
         reject,
       })
-      startAccountFlush(account)
     })
-
-  const startAccountFlush = (account: string): void => {
-    if (accountFlushes.has(account)) return
-    accountFlushes.set(
-      account,
-      flushAccount(account).finally(() => {
-        accountFlushes.delete(account)
-        if (accountBatches.has(account)) startAccountFlush(account)
-      }),
-    )
-  }
 
   const refuseAccount = (pending: AccountPending[], error: Error): void => {
     for (const { undo } of pending) undo?.()
     for (const { reject } of pending) reject(error)
   }
 
-  const flushAccount = async (account: string): Promise<void> => {
-    for (
-      let sending = accountBatches.get(account);
-      sending !== undefined;
-      sending = accountBatches.get(account)
-    ) {
+  const flushAccount = async (
+    account: string,
+    batch: AccountPending[],
+  ): Promise<void> => {
+    while (batch.length > 0) {
       // Sent once this replica's own whole state is stored (holdWrites).
       while (writesHeldNow()) await writesHeld
-      accountBatches.delete(account)
+      const sending = batch.splice(0)
       const since = Math.max(lastRemote, accountRemote.get(account) ?? 0)
       const current = gen
       const late = sending.filter(
@@ -2165,7 +2146,7 @@ export async function openRedisStore(
     )
   }
 
-  const flush = async (): Promise<void> => {
+  const flush = async (batch: Pending[]): Promise<void> => {
     while (batch.length > 0) {
       // A whole state goes alone: the writes before it first.
       const state = batch.findIndex((p) => p.state !== undefined)
@@ -2908,6 +2889,49 @@ function mayBeStored(error: unknown, sent: boolean): boolean {
       error instanceof ClientClosedError
     )
   )
+}
+
+/**
+ * Writes that wait to be sent together (group commit): the first starts
+ * `flush`, which sends those waiting, a batch at a time, until none is
+ * left; one that comes while a batch is sent waits, and goes in the next.
+ */
+interface WriteQueue<P> {
+  /** The flush under way, if any. */
+  readonly flushing: Promise<void> | undefined
+  /** Queues a write, and starts a flush unless one is under way (which sends it next). */
+  add(pending: P): void
+}
+
+/**
+ * A `WriteQueue` that `flush` sends, taking its batches from the front of
+ * the writes waiting (oldest first); `idle` hears when none waits or is sent.
+ */
+function writeQueue<P>(
+  flush: (waiting: P[]) => Promise<void>,
+  idle: () => void = () => {},
+): WriteQueue<P> {
+  const waiting: P[] = []
+  let flushing: Promise<void> | undefined
+  const start = (): void => {
+    flushing ??= flush(waiting).finally(() => {
+      flushing = undefined
+      // @note A write that came between the loop's last look at the queue
+      // and now (a retry that a refusal woke) would wait there for the next
+      // write, or for ever: it goes now.
+      if (waiting.length > 0) start()
+      else idle()
+    })
+  }
+  return {
+    get flushing() {
+      return flushing
+    },
+    add(pending) {
+      waiting.push(pending)
+      start()
+    },
+  }
 }
 
 /** An error of a log entry that is not this sandbox's, coded for health. */
