@@ -1858,10 +1858,7 @@ export async function openRedisStore(
         // @note Before the limit refuses: another replica may have written
         // to the account meanwhile, this write among them (a keyed retry,
         // which is replayed once read).
-        if (
-          reserved < making &&
-          Number((await readList(list, Number.MAX_SAFE_INTEGER))[0]) !== from
-        ) {
+        if (reserved < making && (await redis.lLen(list)) !== from) {
           if (roomGen === current) room += reserved
           staleAccounts.add(account)
           refuseAccount(ready, new StoreConflict())
@@ -2962,6 +2959,7 @@ type Commands = Pick<
   | 'get'
   | 'set'
   | 'lRange'
+  | 'lLen'
   | 'rPush'
   | 'pExpire'
   | 'sAdd'
