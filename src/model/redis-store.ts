@@ -1206,6 +1206,31 @@ export async function openRedisStore(
     }
   }
 
+  /**
+   * The generation `{ns}:gen` names, if its keys are whole and of this
+   * layout (written, and a token index that begins with its first field):
+   * what a log that Redis lost alone still holds the records of.
+   */
+  const wholeGeneration = async (): Promise<string | undefined> => {
+    const current = await redis.get(genKey)
+    if (current === null) return undefined
+    const keys = genKeys(current)
+    const [written, first] = await Promise.all([
+      redis.get(keys.written),
+      redis.hGet(keys.tokens, ''),
+    ])
+    return written !== null && first !== null ? current : undefined
+  }
+
+  /** Redis lost the fleet's options with its log: kept again. */
+  const keepFleet = async (): Promise<void> => {
+    if (!options.fleet) return
+    const kept = JSON.stringify(options.fleet)
+    await redis
+      .eval(JOIN, { keys: [fleetKey, log, base], arguments: [kept, kept] })
+      .catch(() => {})
+  }
+
   /** What `resync` does, in the order of applying. */
   // Whether this replica's own state began the log, rather than the state
   // Redis held (another replica's, or one from before a restart).
@@ -1216,8 +1241,22 @@ export async function openRedisStore(
       if (length === 0) {
         // An empty log (a new Redis, or one that lost it): this replica's
         // state is the first entry, unless another's got there first.
-        // @note Redis may have lost the log alone (an eviction, a DEL by
-        // hand) and kept the accounts' lists: each is read first, so that
+        // @note Redis may have lost the log alone (a DEL by hand) and kept
+        // the generation it named, whole: its accounts' lists hold every
+        // record, those this replica never read included. The new log
+        // keeps that generation, with this replica's copy of the rest
+        // (accounts, keys, clocks); a new one would drop its lists.
+        const kept = await wholeGeneration()
+        if (kept !== undefined) {
+          const state = sharedState(kept)
+          state.entry.counts = Object.fromEntries(stored)
+          const text = logText(state.entry, `${origin}:${++appended}`)
+          // Stored or not, the log is read again as any replica reads it.
+          if ((await appendState(0, text, state)) === 1) await keepFleet()
+          continue
+        }
+        // @note Without that generation's keys, the lists of the one this
+        // replica follows may still be there: each is read first, so that
         // the new log holds every account's records, not only those of the
         // accounts this replica's requests loaded.
         if (sharded && gen !== undefined)
@@ -1236,16 +1275,7 @@ export async function openRedisStore(
           moved()
           lost = false
           founded = true
-          // Redis lost the fleet's options with its log: kept again.
-          if (options.fleet) {
-            const kept = JSON.stringify(options.fleet)
-            await redis
-              .eval(JOIN, {
-                keys: [fleetKey, log, base],
-                arguments: [kept, kept],
-              })
-              .catch(() => {})
-          }
+          await keepFleet()
           return
         }
       }
