@@ -293,6 +293,25 @@ redis.call('HSET', KEYS[2], unpack(ARGV, 2))
 return 1
 `
 
+// Sets the key naming the current generation (KEYS[1]) again, when it is
+// gone (deleted by hand), to the generation of the log's (KEYS[2]) last
+// whole state, whose place KEYS[3] marks (KEYS[4]: entries dropped from the
+// log's front): every script that checks a generation reads that key.
+// Returns the current generation, or false when the log names none.
+export const REGAIN_GEN = `#!lua
+local current = redis.call('GET', KEYS[1])
+if current then return current end
+local mark = tonumber(redis.call('GET', KEYS[3]) or '')
+if not mark then return false end
+local base = tonumber(redis.call('GET', KEYS[4]) or '0')
+local entry = redis.call('LINDEX', KEYS[2], mark - base)
+if not entry then return false end
+local ok, decoded = pcall(cjson.decode, entry)
+if not ok or type(decoded) ~= 'table' or type(decoded.gen) ~= 'string' then return false end
+redis.call('SET', KEYS[1], decoded.gen)
+return decoded.gen
+`
+
 // Marks the lists of the generation ARGV[1] as lasting (KEYS[2]) if it is
 // still the current one (KEYS[1]): a mark for one a reset left would stay.
 export const MARK_PERSISTED = `#!lua

@@ -45,6 +45,7 @@ import {
   LENGTH,
   LOAD,
   LOOKUP,
+  REGAIN_GEN,
   READ,
   REMARK,
   TAKE_SNAPSHOT,
@@ -936,11 +937,23 @@ export async function openRedisStore(
         )
       }
       // Another generation is current (a reset): take it, and look again.
+      await regainGeneration()
       await bounded(sync, { turn: true, steps: true })
       const found = source.accountOf(credential)
       if (found !== undefined) return found
     }
   }
+
+  /**
+   * Sets `{ns}:gen` again from the log's last whole state if it is gone (a
+   * DEL by hand): each script that checks a generation reads it, and
+   * without it read every write as decided on a generation left, to be
+   * decided again, without end. Called where one did.
+   */
+  const regainGeneration = (): Promise<unknown> =>
+    redis
+      .eval(REGAIN_GEN, { keys: [genKey, log, lastState, base] })
+      .catch(() => {})
 
   /**
    * Says that Redis lost records of the generation `current`, which the
@@ -1922,6 +1935,7 @@ export async function openRedisStore(
             )
           // Another generation is current: decided again, on it.
           if (indexed === 0) {
+            await regainGeneration()
             if (roomGen === current) room += reserved
             refuseAccount(ready, new StoreConflict())
             continue
@@ -2011,7 +2025,10 @@ export async function openRedisStore(
         arguments: args,
       })) as [number, number]
       // Another generation is current: decided again, on it.
-      if (granted === -2) throw new StoreConflict()
+      if (granted === -2) {
+        await regainGeneration()
+        throw new StoreConflict()
+      }
       if (granted < 0) {
         loseRecords(
           current,
@@ -2039,7 +2056,10 @@ export async function openRedisStore(
       arguments: [String(n), String(most), '1', current],
     })) as [number, number]
     if (granted === n) return
-    if (granted === -2) throw new StoreConflict()
+    if (granted === -2) {
+      await regainGeneration()
+      throw new StoreConflict()
+    }
     if (granted === -1)
       loseRecords(
         current,
