@@ -1582,6 +1582,12 @@ export async function openRedisStore(
     const length = (await redis
       .evalSha(scripts.appendState, { keys: stateKeys, arguments: args })
       .catch(reloadScripts(APPEND_STATE, stateKeys, args))) as number
+    // @note Refused, a new generation is never current: its lists, which
+    // wait a day under their accounts' own tags, go now (replicas that
+    // race to begin a lost log each wrote a whole copy); its keys in the
+    // sandbox's slot expire on their own.
+    if (length < 0 && state.lists && g !== gen)
+      void dropLists(g, [...state.lists.keys()]).catch(() => {})
     if (length > 0 && state.lists && state.entry.layout === 2) {
       // @note Stored, the state's lists are made to last before it is
       // answered: they sit under their accounts' own tags, which its script
@@ -1625,16 +1631,20 @@ export async function openRedisStore(
   const dropDeadGenerations = async (): Promise<void> => {
     for (const g of await redis.sMembers(deadGens)) {
       const keys = genKeys(g)
-      const accounts = await redis.sMembers(keys.accounts)
-      for (let at = 0; at < accounts.length; at += WRITE_SLICE)
-        await Promise.all(
-          accounts
-            .slice(at, at + WRITE_SLICE)
-            .map((account) => redis.del(accountList(g, account)).then(step)),
-        )
+      await dropLists(g, await redis.sMembers(keys.accounts))
       await redis.del([keys.accounts, keys.persisted])
       await redis.sRem(deadGens, g)
     }
+  }
+
+  /** Deletes the lists of `accounts` in the generation `g`, a slice at a time. */
+  const dropLists = async (g: string, accounts: string[]): Promise<void> => {
+    for (let at = 0; at < accounts.length; at += WRITE_SLICE)
+      await Promise.all(
+        accounts
+          .slice(at, at + WRITE_SLICE)
+          .map((account) => redis.del(accountList(g, account)).then(step)),
+      )
   }
 
   interface Pending {
