@@ -1988,6 +1988,25 @@ export async function openRedisStore(
         for (const { resolve } of ready) resolve()
         continue
       }
+      // @note Gone while Redis still names its generation: not a reset or a
+      // restore, which left it, but a list Redis lost (a DEL by hand), said
+      // as a load says it, rather than as a state another replica stored.
+      if (
+        reply === -1 &&
+        gen === current &&
+        (await redis.get(genKey).catch(() => null)) === current
+      ) {
+        if (roomGen === current) room += reserved
+        try {
+          loseRecords(
+            current,
+            `The Redis store at ${shown} lost the records of the account ${account}: its key ${list} is gone, where the log says the account exists (a key of the namespace deleted by hand?).`,
+          )
+        } catch (error) {
+          refuseAccount(ready, error as Error)
+        }
+        continue
+      }
       // @note Shorter than this replica read it: gone with its generation
       // (a reset, a restore), or lost by Redis. Putting back what Redis
       // holds tells which. Longer: another replica appended first, and the
