@@ -80,7 +80,7 @@ export function overtakenProblem(byAnotherReplica: boolean): SandboxError {
   return new SandboxError(
     'storage_unavailable',
     byAnotherReplica
-      ? 'Another replica stored a whole new state (a reset, a restore, or the state after many changes) while this request was answered, so it was not stored and nothing was changed. Retry it.'
+      ? 'Another replica stored a whole new state (a reset, a restore, the state after many changes, or the log begun again after Redis lost it) while this request was answered, so it was not stored and nothing was changed. Retry it.'
       : 'This replica stored a whole new state (a reset or a restored snapshot) while this request was answered, so it was not stored and nothing was changed. Retry it.',
     { headers: { 'retry-after': '1' } },
   )
