@@ -375,6 +375,56 @@ export async function customerNames(url: string): Promise<string[]> {
 }
 
 /**
+ * Mints a token of `scopes` at `url` with the API key `key` and gives its
+ * secret, checking that the mint answered 201.
+ *
+ * @example
+ * const token = await mintToken(replica.url, DEMO_KEY_TWO)
+ * await postCustomer(other.url, body, { headers: { authorization: `Bearer ${token}` } })
+ */
+export async function mintToken(
+  url: string,
+  key: string,
+  scopes = ['customers:write'],
+): Promise<string> {
+  const minted = await fetch(`${url}/v2/tokens`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${key}`,
+      'content-type': 'application/json',
+    },
+    body: JSON.stringify({ scopes }),
+  })
+  expect(minted.status).toBe(201)
+  return ((await minted.json()) as { token: string }).token
+}
+
+/**
+ * Checks that the replica at `url` says Redis lost records: health `503`,
+ * degraded with `REDIS_LOST_RECORDS`, its message naming `key`.
+ *
+ * @example
+ * await client.del(list)
+ * await expectRecordsLost(replica.url, list)
+ */
+export async function expectRecordsLost(
+  url: string,
+  key: string,
+): Promise<void> {
+  const health = await fetch(`${url}/__sandbox/health`)
+  expect(health.status).toBe(503)
+  const said = (await health.json()) as {
+    status: string
+    storage: { code: string; message: string }
+  }
+  expect(said).toMatchObject({
+    status: 'degraded',
+    storage: { code: 'REDIS_LOST_RECORDS' },
+  })
+  expect(said.storage.message).toContain(key)
+}
+
+/**
  * The ids of the tokens the server at `url` holds, in its order.
  *
  * @example

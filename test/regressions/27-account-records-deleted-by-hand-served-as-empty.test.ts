@@ -1,6 +1,11 @@
 // Runs once: every server here names its own store.
 import { expect, it } from 'vitest'
-import { createNamed, customerNames, emptyFleet } from '../_servers.ts'
+import {
+  createNamed,
+  customerNames,
+  emptyFleet,
+  expectRecordsLost,
+} from '../_servers.ts'
 
 // A replica loads an account's customers and tokens from its list in Redis
 // when a request first asks for it. A list deleted by hand loaded as an
@@ -27,17 +32,7 @@ it('refuses to serve an account whose records Redis lost, naming the key, and a 
   const problem = (await state.json()) as { code: string; detail: string }
   expect(problem.code).toBe('storage_unavailable')
   expect(problem.detail).toContain('POST /__sandbox/reset')
-  const health = await fetch(`${reader.url}/__sandbox/health`)
-  expect(health.status).toBe(503)
-  const said = (await health.json()) as {
-    status: string
-    storage: { code: string; message: string }
-  }
-  expect(said).toMatchObject({
-    status: 'degraded',
-    storage: { code: 'REDIS_LOST_RECORDS' },
-  })
-  expect(said.storage.message).toContain(list)
+  await expectRecordsLost(reader.url, list!)
 
   const reset = await fetch(`${reader.url}/__sandbox/reset`, {
     method: 'POST',

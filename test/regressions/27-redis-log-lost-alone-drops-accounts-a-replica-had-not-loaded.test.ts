@@ -1,7 +1,12 @@
 // Runs once: every server here names its own store.
 import { expect, it } from 'vitest'
 import { DEMO_KEY_TWO } from '../../fixtures/demo-keys.ts'
-import { customerNames, emptyFleet, postCustomer } from '../_servers.ts'
+import {
+  customerNames,
+  emptyFleet,
+  postCustomer,
+  mintToken,
+} from '../_servers.ts'
 
 // Redis lost the log alone (a key evicted under maxmemory, a DEL by hand)
 // while each account's list of records stayed. The first replica to notice
@@ -38,13 +43,7 @@ it.each([
       expect(created.status).toBe(201)
     }
 
-    const minted = await fetch(`${second.url}/v2/tokens`, {
-      method: 'POST',
-      headers: { ...two, 'content-type': 'application/json' },
-      body: JSON.stringify({ scopes: ['customers:write'] }),
-    })
-    expect(minted.status).toBe(201)
-    const { token } = (await minted.json()) as { token: string }
+    const token = await mintToken(second.url, DEMO_KEY_TWO)
 
     // The log and its mark go; every account's list stays.
     expect(await client.del(lostKeys)).toBe(lostKeys.length)

@@ -6,6 +6,7 @@ import {
   emptyFleet,
   postCustomer,
   postJson,
+  mintToken,
 } from '../_servers.ts'
 
 // Found by an outside tester: with the log lost alone (a DEL by hand), the
@@ -33,13 +34,7 @@ it('keeps every record answered 201 when a replica behind the fleet starts the l
     ),
   ]
   for (const response of created) expect(response.status).toBe(201)
-  const minted = await fetch(`${second.url}/v2/tokens`, {
-    method: 'POST',
-    headers: { ...two, 'content-type': 'application/json' },
-    body: JSON.stringify({ scopes: ['customers:write'] }),
-  })
-  expect(minted.status).toBe(201)
-  const { token } = (await minted.json()) as { token: string }
+  const token = await mintToken(second.url, DEMO_KEY_TWO)
 
   expect(await client.del(['{behind}:log', '{behind}:last-state'])).toBe(2)
   // The replica behind notices first, and starts the log again.

@@ -1,7 +1,7 @@
 // Runs once: every server here names its own store.
 import { expect, it } from 'vitest'
 import { DEMO_KEY_ONE } from '../../fixtures/demo-keys.ts'
-import { emptyFleet } from '../_servers.ts'
+import { emptyFleet, expectRecordsLost } from '../_servers.ts'
 
 // A replica finds the account of a token it has not loaded in its
 // generation's index of tokens in Redis. An index deleted by hand read as
@@ -54,17 +54,7 @@ it('refuses the tokens of an index Redis lost with 503, naming the key, and a re
   const problem = (await refused.json()) as { code: string; detail: string }
   expect(problem.code).toBe('storage_unavailable')
   expect(problem.detail).toContain('POST /__sandbox/reset')
-  const health = await fetch(`${other.url}/__sandbox/health`)
-  expect(health.status).toBe(503)
-  const said = (await health.json()) as {
-    status: string
-    storage: { code: string; message: string }
-  }
-  expect(said).toMatchObject({
-    status: 'degraded',
-    storage: { code: 'REDIS_LOST_RECORDS' },
-  })
-  expect(said.storage.message).toContain(index)
+  await expectRecordsLost(other.url, index!)
   // A replica that loaded the account finds its tokens without the index.
   expect((await createWith(reader.url, token)).status).toBe(201)
 
