@@ -1235,6 +1235,22 @@ export async function openRedisStore(
     return written !== null && first !== null ? current : undefined
   }
 
+  /**
+   * Says which accounts of the generation `g` this replica's copy, which
+   * began a lost log again, does not hold: added since it last read the
+   * log, they were lost with it, and their records are out of reach.
+   */
+  const sayAccountsLeftOut = async (g: string): Promise<void> => {
+    const held = new Set(source.accountIds())
+    const left = (await redis.sMembers(genKeys(g).accounts)).filter(
+      (account) => !held.has(account),
+    )
+    if (left.length === 0) return
+    onLog?.(
+      `The Redis store at ${shown} lost its log, which this replica began again from its copy: ${left.length} account(s) added since it last read the log (${left.slice(0, 5).join(', ')}${left.length > 5 ? ', …' : ''}) are not in it, so their API keys are lost, and their records stay in Redis, out of reach, until the next reset or restore.`,
+    )
+  }
+
   /** Redis lost the fleet's options with its log: kept again. */
   const keepFleet = async (): Promise<void> => {
     if (!options.fleet) return
@@ -1265,7 +1281,10 @@ export async function openRedisStore(
           state.entry.counts = Object.fromEntries(stored)
           const text = logText(state.entry, `${origin}:${++appended}`)
           // Stored or not, the log is read again as any replica reads it.
-          if ((await appendState(0, text, state)) === 1) await keepFleet()
+          if ((await appendState(0, text, state)) === 1) {
+            await keepFleet()
+            await sayAccountsLeftOut(kept)
+          }
           continue
         }
         // @note Without that generation's keys, the lists of the one this
@@ -2418,7 +2437,7 @@ export async function openRedisStore(
         onLog(
           policy?.startsWith('allkeys-')
             ? evicts(shown, policy, 'lost the log this replica followed')
-            : `The Redis store at ${shown} lost the log this replica followed (a flush, a deleted key, a restart without its append-only file, or a failover to a replica behind): this replica starts again from what Redis holds, or from its own copy when Redis holds nothing, and writes that other replicas stored since this one last read may be lost.`,
+            : `The Redis store at ${shown} lost the log this replica followed (a flush, a deleted key, a restart without its append-only file, or a failover to a replica behind): this replica starts again from what Redis holds, or from its own copy when Redis holds nothing. The records of the generation Redis still names are kept; what only the log held and other replicas changed since this one last read it (accounts and API keys added, clocks, scenarios), and every write when Redis holds nothing, may be lost.`,
         )
       })
   }

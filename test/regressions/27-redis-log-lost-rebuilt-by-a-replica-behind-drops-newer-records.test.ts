@@ -1,5 +1,5 @@
 // Runs once: every server here names its own store.
-import { expect, it } from 'vitest'
+import { expect, it, vi } from 'vitest'
 import { DEMO_KEY_TWO } from '../../fixtures/demo-keys.ts'
 import {
   customerNames,
@@ -36,9 +36,20 @@ it('keeps every record answered 201 when a replica behind the fleet starts the l
   for (const response of created) expect(response.status).toBe(201)
   const token = await mintToken(second.url, DEMO_KEY_TWO)
 
+  // An account added since: only the log held its key, and the replica
+  // behind says that it is lost with the log.
+  const added = await postJson(first.url, '/__sandbox/api-keys', {})
+  expect(added.status).toBe(201)
+  const said = vi.spyOn(console, 'error').mockImplementation(() => {})
+
   expect(await client.del(['{behind}:log', '{behind}:last-state'])).toBe(2)
   // The replica behind notices first, and starts the log again.
   await fetch(`${behind.url}/__sandbox/health`)
+
+  expect(said.mock.calls.map(([line]) => String(line))).toContainEqual(
+    expect.stringContaining('1 account(s) added since it last read the log'),
+  )
+  said.mockRestore()
 
   const fresh = await start()
   const withToken = await postCustomer(
