@@ -1241,9 +1241,9 @@ export async function openRedisStore(
    * log, they were lost with it, and their records are out of reach.
    */
   const sayAccountsLeftOut = async (g: string): Promise<void> => {
-    const held = new Set(source.accountIds())
+    const known = new Set(source.accountIds())
     const left = (await redis.sMembers(genKeys(g).accounts)).filter(
-      (account) => !held.has(account),
+      (account) => !known.has(account),
     )
     if (left.length === 0) return
     onLog?.(
