@@ -1284,6 +1284,10 @@ export async function openRedisStore(
           if ((await appendState(0, text, state)) === 1) {
             await keepFleet()
             await sayAccountsLeftOut(kept)
+          } else if (attempt >= MAX_CATCH_UPS) {
+            throw new Error(
+              `The Redis store's log at ${shown} was lost ${MAX_CATCH_UPS} times while this replica began it again.`,
+            )
           }
           continue
         }
