@@ -1224,16 +1224,37 @@ export async function openRedisStore(
    * layout (written, and a token index that begins with its first field):
    * what a log that Redis lost alone still holds the records of.
    */
-  const wholeGeneration = async (): Promise<string | undefined> => {
+  const wholeGeneration = async (): Promise<{
+    named: boolean
+    whole?: string
+  }> => {
     const current = await redis.get(genKey)
-    if (current === null) return undefined
-    const keys = genKeys(current)
+    // @note With that key deleted too, the one this replica follows, if
+    // whole, is the one the lost log named: a reset leaves none whole.
+    const candidate = current ?? gen
+    if (candidate === undefined) return { named: false }
+    const keys = genKeys(candidate)
     const [written, first] = await Promise.all([
       redis.get(keys.written),
       redis.hGet(keys.tokens, ''),
     ])
-    return written !== null && first !== null ? current : undefined
+    return {
+      named: current !== null,
+      ...(written !== null && first !== null && { whole: candidate }),
+    }
   }
+
+  /**
+   * The refusal of a replica that found the log lost and follows a
+   * generation a whole state left since: its copy, of before that state,
+   * must not begin the log again (it would bring back what a reset
+   * removed, or drop what came since). A replica that followed the latest
+   * state does, when it next serves; a replica started anew does too.
+   */
+  const behindLostLog = (): Error =>
+    new Error(
+      `The Redis store at ${shown} lost its log, and this replica's copy is of a generation a reset or a restore left since: it does not begin the log again from it. A replica that followed the latest state does when it next serves a request; so does a replica started again.`,
+    )
 
   /**
    * Says which accounts of the generation `g` this replica's copy, which
@@ -1275,8 +1296,9 @@ export async function openRedisStore(
         // record, those this replica never read included. The new log
         // keeps that generation, with this replica's copy of the rest
         // (accounts, keys, clocks); a new one would drop its lists.
-        const kept = await wholeGeneration()
+        const { named, whole: kept } = await wholeGeneration()
         if (kept !== undefined) {
+          if (gen !== undefined && gen !== kept) throw behindLostLog()
           const state = sharedState(kept)
           state.entry.counts = Object.fromEntries(stored)
           const text = logText(state.entry, `${origin}:${++appended}`)
@@ -1291,6 +1313,11 @@ export async function openRedisStore(
           }
           continue
         }
+        // @note Neither named nor whole, the generation this replica follows
+        // was left by a whole state, if Redis still holds the fleet's
+        // options (it lost keys, not everything): this copy is behind.
+        if (!named && gen !== undefined && (await redis.get(fleetKey)) !== null)
+          throw behindLostLog()
         // @note Without that generation's keys, the lists of the one this
         // replica follows may still be there: each is read first, so that
         // the new log holds every account's records, not only those of the
