@@ -961,6 +961,10 @@ export async function openRedisStore(
    * reset, a restore), and the request is refused.
    */
   const loseRecords = (current: string, message: string): never => {
+    throw recordsLost(current, message)
+  }
+  /** `loseRecords`' error, for a batch of writes to be refused with. */
+  const recordsLost = (current: string, message: string): Error => {
     lostRecords = {
       gen: current,
       fault: {
@@ -969,8 +973,11 @@ export async function openRedisStore(
         since: new Date().toISOString(),
       },
     }
-    throw Object.assign(new Error(message), { code: 'REDIS_LOST_RECORDS' })
+    return Object.assign(new Error(message), { code: 'REDIS_LOST_RECORDS' })
   }
+  /** What Redis lost when an account's list is gone while its generation is current. */
+  const listGone = (account: string, list: string): string =>
+    `The Redis store at ${shown} lost the records of the account ${account}: its key ${list} is gone, where the log says the account exists (a key of the namespace deleted by hand?).`
 
   // Requests under way by account, and the calls that hold every account:
   // what they read stays loaded until they are answered.
@@ -1067,12 +1074,7 @@ export async function openRedisStore(
       // @note An account with no list in its generation: one that no
       // state or admin call of this version made (the log holds it, and
       // Redis lost the list), or an id no account has.
-      if (listed.has(account)) {
-        loseRecords(
-          current,
-          `The Redis store at ${shown} lost the records of the account ${account}: its key ${list} is gone, where the log says the account exists (a key of the namespace deleted by hand?).`,
-        )
-      }
+      if (listed.has(account)) loseRecords(current, listGone(account, list))
       return true
     }
     if (gen !== current || isLoaded(account)) return gen !== current
@@ -1087,14 +1089,9 @@ export async function openRedisStore(
    * Loads every account's list of generation `current` (layout 2), and
    * reads on those loaded from where this replica left them: `false` when
    * another generation became current meanwhile. A slice of accounts is
-   * read together (one wait for many lists), and applied in turn. With
-   * `lostLog` (Redis lost the log, not the lists), a list gone too is
-   * passed over: it holds nothing left to keep.
+   * read together (one wait for many lists), and applied in turn.
    */
-  const readEveryList = async (
-    current: string,
-    { lostLog = false } = {},
-  ): Promise<boolean> => {
+  const readEveryList = async (current: string): Promise<boolean> => {
     const accounts = source.accountIds()
     for (let at = 0; at < accounts.length; at += READ_SLICE) {
       const slice = accounts.slice(at, at + READ_SLICE)
@@ -1114,7 +1111,7 @@ export async function openRedisStore(
         if (gen !== current) return false
         if (froms[i]! > 0)
           await readAccountTail(account, current, replies[i], froms[i])
-        else if (!isLoaded(account) && !(lostLog && replies[i]![0] === '0'))
+        else if (!isLoaded(account))
           await loadList(account, current, replies[i])
       }
     }
@@ -1220,28 +1217,35 @@ export async function openRedisStore(
   }
 
   /**
-   * The generation `{ns}:gen` names, if its keys are whole and of this
-   * layout (written, and a token index that begins with its first field):
-   * what a log that Redis lost alone still holds the records of.
+   * Where a replica that found the log empty begins it again: the
+   * generation `{ns}:gen` names, or with that key deleted too the one this
+   * replica follows, if its keys are whole and of this layout (written, and
+   * a token index that begins with its first field), whose lists hold every
+   * record; `'behind'` when this replica follows a generation a whole state
+   * left since (that one's keys are gone, while Redis kept the fleet's
+   * options: it lost keys, not everything); `undefined` when Redis holds
+   * no generation (new, or it lost everything).
    */
-  const wholeGeneration = async (): Promise<{
-    named: boolean
-    whole?: string
-  }> => {
-    const current = await redis.get(genKey)
-    // @note With that key deleted too, the one this replica follows, if
-    // whole, is the one the lost log named: a reset leaves none whole.
-    const candidate = current ?? gen
-    if (candidate === undefined) return { named: false }
+  const lostLogGeneration = async (): Promise<
+    string | 'behind' | undefined
+  > => {
+    const named = await redis.get(genKey)
+    const candidate = named ?? gen
+    if (candidate === undefined) return undefined
     const keys = genKeys(candidate)
     const [written, first] = await Promise.all([
       redis.get(keys.written),
       redis.hGet(keys.tokens, ''),
     ])
-    return {
-      named: current !== null,
-      ...(written !== null && first !== null && { whole: candidate }),
-    }
+    if (written !== null && first !== null)
+      return gen === undefined || gen === candidate ? candidate : 'behind'
+    if (
+      named === null &&
+      gen !== undefined &&
+      (await redis.get(fleetKey)) !== null
+    )
+      return 'behind'
+    return undefined
   }
 
   /**
@@ -1296,9 +1300,9 @@ export async function openRedisStore(
         // record, those this replica never read included. The new log
         // keeps that generation, with this replica's copy of the rest
         // (accounts, keys, clocks); a new one would drop its lists.
-        const { named, whole: kept } = await wholeGeneration()
+        const kept = await lostLogGeneration()
+        if (kept === 'behind') throw behindLostLog()
         if (kept !== undefined) {
-          if (gen !== undefined && gen !== kept) throw behindLostLog()
           const state = sharedState(kept)
           state.entry.counts = Object.fromEntries(stored)
           const text = logText(state.entry, `${origin}:${++appended}`)
@@ -1313,17 +1317,6 @@ export async function openRedisStore(
           }
           continue
         }
-        // @note Neither named nor whole, the generation this replica follows
-        // was left by a whole state, if Redis still holds the fleet's
-        // options (it lost keys, not everything): this copy is behind.
-        if (!named && gen !== undefined && (await redis.get(fleetKey)) !== null)
-          throw behindLostLog()
-        // @note Without that generation's keys, the lists of the one this
-        // replica follows may still be there: each is read first, so that
-        // the new log holds every account's records, not only those of the
-        // accounts this replica's requests loaded.
-        if (sharded && gen !== undefined)
-          await readEveryList(gen, { lostLog: true })
         const state = wholeState({ partial: true })
         const text = logText(state.entry, `${origin}:${++appended}`)
         const first = await appendState(0, text, state)
@@ -2047,14 +2040,7 @@ export async function openRedisStore(
         (await redis.get(genKey).catch(() => null)) === current
       ) {
         if (roomGen === current) room += reserved
-        try {
-          loseRecords(
-            current,
-            `The Redis store at ${shown} lost the records of the account ${account}: its key ${list} is gone, where the log says the account exists (a key of the namespace deleted by hand?).`,
-          )
-        } catch (error) {
-          refuseAccount(ready, error as Error)
-        }
+        refuseAccount(ready, recordsLost(current, listGone(account, list)))
         continue
       }
       // @note Shorter than this replica read it: gone with its generation
@@ -2092,28 +2078,8 @@ export async function openRedisStore(
       roomGen = current
     }
     if (room < needed) {
-      const keys = [genKeys(current).records, genKey]
-      const args = [
-        String(Math.max(needed - room, RESERVE_AHEAD)),
-        String(most),
-        '',
-        current,
-      ]
-      const [granted, count] = (await redis.eval(RESERVE, {
-        keys,
-        arguments: args,
-      })) as [number, number]
-      // Another generation is current: decided again, on it.
-      if (granted === -2) {
-        await regainGeneration()
-        throw new StoreConflict()
-      }
-      if (granted < 0) {
-        loseRecords(
-          current,
-          `The Redis store at ${shown} lost the count of its records: its key ${keys[0]} is gone (a key of the namespace deleted by hand?), so limits.records cannot be kept across the fleet.`,
-        )
-      }
+      const ahead = Math.max(needed - room, RESERVE_AHEAD)
+      const [granted, count] = await reserve(current, ahead, false)
       if (roomGen !== current) return 0
       room += granted
       countWhenFull = count
@@ -2128,24 +2094,43 @@ export async function openRedisStore(
    * limit refuses the call.
    */
   const reserveExactly = async (current: string, n: number): Promise<void> => {
-    const most = options.maxRecords
-    if (most === undefined) return
-    const [granted, count] = (await redis.eval(RESERVE, {
-      keys: [genKeys(current).records, genKey],
-      arguments: [String(n), String(most), '1', current],
-    })) as [number, number]
+    if (options.maxRecords === undefined) return
+    const [granted, count] = await reserve(current, n, true)
     if (granted === n) return
-    if (granted === -2) {
+    countWhenFull = count
+    throw recordsFull()
+  }
+  /**
+   * Sends RESERVE for `n` records of generation `current` (`exact`: all or
+   * none): what it granted and the count. Another generation current is a
+   * write to decide again; the count gone, records Redis lost.
+   */
+  const reserve = async (
+    current: string,
+    n: number,
+    exact: boolean,
+  ): Promise<[granted: number, count: number]> => {
+    const keys = [genKeys(current).records, genKey]
+    const args = [
+      String(n),
+      String(options.maxRecords),
+      exact ? '1' : '',
+      current,
+    ]
+    const reply = (await redis.eval(RESERVE, {
+      keys,
+      arguments: args,
+    })) as [number, number]
+    if (reply[0] === -2) {
       await regainGeneration()
       throw new StoreConflict()
     }
-    if (granted === -1)
+    if (reply[0] === -1)
       loseRecords(
         current,
-        `The Redis store at ${shown} lost the count of its records: its key ${genKeys(current).records} is gone (a key of the namespace deleted by hand?), so limits.records cannot be kept across the fleet.`,
+        `The Redis store at ${shown} lost the count of its records: its key ${keys[0]} is gone (a key of the namespace deleted by hand?), so limits.records cannot be kept across the fleet.`,
       )
-    countWhenFull = count
-    throw recordsFull()
+    return reply
   }
   /** Adds `n` to the count of generation `current`'s records, if it is still there. */
   const countRecords = (current: string, n: number): Promise<unknown> => {

@@ -13,9 +13,9 @@ import {
 // started the log again from its own copy, which held only the accounts its
 // requests had loaded, and dropped the generation the others' lists were
 // in: every customer of an account it had not loaded was gone, each of them
-// answered 201. A replica now keeps the generation Redis names, and when
-// the key naming it is gone too, reads the lists of every account of its
-// own before it stores its copy as the new log.
+// answered 201. A replica now begins the log again on the generation Redis
+// names, or when the key naming it is gone too, on its own if that one is
+// whole: its lists hold every account's records.
 
 it.each([
   ['the log', ['{log-alone}:log', '{log-alone}:last-state']],
