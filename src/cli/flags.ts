@@ -3,7 +3,12 @@ import { readFile, stat } from 'node:fs/promises'
 import type { ParseArgsConfig } from 'node:util'
 import { DEFAULTS, MAX_BODY_BYTES, SERVER_DEFAULTS } from '../defaults.ts'
 import type { SandboxServerOptions } from '../runtimes/node.ts'
-import type { OptionNaming } from '../option-messages.ts'
+import {
+  JS_NAMING,
+  type Explain,
+  type OptionNaming,
+} from '../option-messages.ts'
+import { resolveOptions, type SandboxOptions } from '../options.ts'
 import { readSessionFile, SessionFileError } from '../model/session-file.ts'
 import { URL_STORES } from '../model/stores.ts'
 
@@ -218,17 +223,56 @@ async function readJsonFile(flag: string, path: string): Promise<unknown> {
 
 /**
  * Reads a session file, a recording that `record` appended or one JSON
- * session; an unreadable one is a `UsageError` naming it.
+ * session; an unreadable one, or one whose options no sandbox takes, is a
+ * `UsageError` naming it.
  *
  * @example
  * const session = await readSession('--from', 'session.jsonl')
  */
 async function readSession(flag: string, path: string): Promise<unknown> {
+  let session: unknown
   try {
-    return await readSessionFile(path, flag)
+    session = await readSessionFile(path, flag)
   } catch (error) {
     if (error instanceof SessionFileError) throw new UsageError(error.message)
     throw error
+  }
+  checkSessionOptions(session, `${flag} ${path}`)
+  return session
+}
+
+/**
+ * Refuses a session whose `options` no sandbox takes, in the session's own
+ * words: merged with the command line's, createSandbox's message would name
+ * a flag or a config file that the user never gave. An export never holds
+ * the admin token, which would lock `/__sandbox/*` unasked.
+ *
+ * @example
+ * checkSessionOptions(session, '--from session.json') // throws a UsageError
+ */
+function checkSessionOptions(session: unknown, named: string): void {
+  const options = (session as { options?: unknown } | null)?.options
+  if (options === null || typeof options !== 'object') return
+  const refuse = (message: string): never => {
+    throw new UsageError(
+      `${named}: the session's options: ${message} Pass what GET /__sandbox/export or sandbox.export() returned.`,
+    )
+  }
+  if ('adminToken' in options)
+    refuse(
+      'an export never holds "adminToken"; give the admin token beside the session (--admin-token).',
+    )
+  try {
+    resolveOptions(options as SandboxOptions)
+  } catch (error) {
+    if (!(error instanceof TypeError || error instanceof RangeError))
+      throw error
+    const explain = (error as { explain?: Explain }).explain
+    refuse(
+      (explain ? explain(JS_NAMING) : error.message)
+        .replace(/^Failed to create a sandbox: /, '')
+        .replace(/ See SandboxOptions .*$/, ''),
+    )
   }
 }
 

@@ -363,7 +363,10 @@ export const JournalEntrySchema = z.object({
   status: z.int(),
   code: z.string().nullable(),
   account_id: z.string().nullable(),
-  credential: z.string().nullable(),
+  // @note Only ever masked (maskSecret: a prefix, `…`, at most the last
+  // four characters): an entry that held a whole key would show it to
+  // whoever reads the journal, another account included.
+  credential: z.string().refine(isMaskedSecret).nullable(),
   duration_ms: z.number(),
   at: z.iso.datetime(),
   scenario: z.string().nullable(),

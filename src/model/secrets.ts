@@ -112,12 +112,14 @@ export function maskSession<T extends SessionSecrets>(
 }
 
 /**
- * Whether a secret is in the masked form `maskSecret` gives: a session
- * holding one was exported without its secrets and cannot be replayed.
+ * Whether a secret is in the masked form `maskSecret` gives (a prefix, `…`,
+ * at most its last four characters): a session holding one was exported
+ * without its secrets and cannot be replayed, and a journal entry holds no
+ * other.
  *
  * @example
  * isMaskedSecret('sk_test_…0001') // true
  */
 export function isMaskedSecret(secret: string): boolean {
-  return secret.includes('…')
+  return /^(sk_test_|tok_test_)?…(.{4})?$/.test(secret)
 }

@@ -195,9 +195,7 @@ export function parseSession(input: unknown): SandboxSession {
     return result.data
   }
   const issue = result.error.issues[0]!
-  throw new TypeError(
-    `Failed to create a sandbox from a session: ${issue.path.join('.') || 'the document'}: ${issue.message}. Pass what sandbox.export() or GET /__sandbox/export returned.`,
-  )
+  refuseEdited(issue.path.join('.') || 'the document', issue.message)
 }
 
 const JOURNAL_ENTRY = JournalEntrySchema.strict()
@@ -205,6 +203,13 @@ const JOURNAL_ENTRY = JournalEntrySchema.strict()
 /** What a message on a session that was edited ends with. */
 const EXPORTED_HINT =
   ' Pass what sandbox.export() or GET /__sandbox/export returned.'
+
+/** Refuses a session that was edited or made by hand, naming the JSON path at fault. */
+function refuseEdited(path: string, message: string): never {
+  throw new TypeError(
+    `Failed to create a sandbox from a session: ${path}: ${message}.${EXPORTED_HINT}`,
+  )
+}
 
 /**
  * Refuses a session that breaks a rule the API enforces under `options` (the
@@ -227,14 +232,9 @@ export function checkSessionRules(
     'nameLength' | 'emailMaxLength' | 'journalLimit' | 'limits'
   >,
 ): void {
-  const refuse = (path: string, message: string): never => {
-    throw new TypeError(
-      `Failed to create a sandbox from a session: ${path}: ${message}.${EXPORTED_HINT}`,
-    )
-  }
   const { data, journal } = session
   if (journal.length > options.journalLimit) {
-    refuse(
+    refuseEdited(
       'journal',
       `it holds ${journal.length} entries, more than the ${options.journalLimit} that journalLimit keeps; keep the newest ${options.journalLimit}, or replay it with a journalLimit of at least ${journal.length}`,
     )
@@ -245,7 +245,7 @@ export function checkSessionRules(
     const parsed = JOURNAL_ENTRY.safeParse(entry)
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!
-      refuse(['journal', index, ...issue.path].join('.'), issue.message)
+      refuseEdited(['journal', index, ...issue.path].join('.'), issue.message)
     }
   })
   checkRecordRules(data, options.limits, 'data.', (path, explain, limit) => {
@@ -260,7 +260,7 @@ export function checkSessionRules(
     // Counted as the API counts them: names in code points, emails in
     // UTF-16 units.
     if (customer.name !== undefined && codePoints(customer.name) > max) {
-      refuse(
+      refuseEdited(
         `data.customers.${index}.name`,
         `it is ${codePoints(customer.name)} characters long, more than nameLength.max (${max}) lets a request store`,
       )
@@ -269,7 +269,7 @@ export function checkSessionRules(
       customer.email !== undefined &&
       customer.email.length > options.emailMaxLength
     ) {
-      refuse(
+      refuseEdited(
         `data.customers.${index}.email`,
         `it is ${customer.email.length} characters long, more than emailMaxLength (${options.emailMaxLength}) lets a request store`,
       )
