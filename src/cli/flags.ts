@@ -251,8 +251,11 @@ async function readSession(flag: string, path: string): Promise<unknown> {
  * checkSessionOptions(session, '--from session.json') // throws a UsageError
  */
 function checkSessionOptions(session: unknown, named: string): void {
-  const options = (session as { options?: unknown } | null)?.options
-  if (options === null || typeof options !== 'object') return
+  const { options, secrets } =
+    (session as { options?: unknown; secrets?: unknown } | null) ?? {}
+  // A masked export is refused as such, with how to export its secrets.
+  if (options === null || typeof options !== 'object' || secrets === 'masked')
+    return
   const refuse = (message: string): never => {
     throw new UsageError(
       `${named}: the session's options: ${message} Pass what GET /__sandbox/export or sandbox.export() returned.`,
