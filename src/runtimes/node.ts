@@ -450,6 +450,18 @@ export async function createSandboxServer(
       before.once('close', answer)
       return
     }
+    // @note A fault in the body of the request being answered (the client
+    // half-closed mid-body, a bad chunk) is that request's: its read fails
+    // with it, and the sandbox's answer, the one journaled, is the one sent.
+    if (before !== undefined && !before.closed && !before.req.complete) {
+      refusing.add(socket)
+      cutBody(
+        before.req,
+        clientError(error.code, { headersTimeout, requestTimeout }),
+      )
+      before.once('close', () => (socket as Socket).end())
+      return
+    }
     // The answer node:http has begun on this socket, if any.
     const open = Reflect.get(socket, '_httpMessage') as
       ServerResponse | undefined
@@ -615,7 +627,7 @@ class ServerRequest extends NodeRequest {
       req.once('end', () => {
         resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks))
       })
-      whenCut(req, () => reject(cutShort()))
+      whenCut(req, () => reject(cutBodies.get(req) ?? cutShort()))
     })
   }
 
@@ -679,14 +691,29 @@ const UTF8 = new TextDecoder()
  * later. Node emits no more events for a request that is already destroyed.
  */
 function whenCut(req: IncomingMessage, cut: () => void): void {
-  if (req.destroyed && !req.readableEnded) {
+  if (cutBodies.has(req) || (req.destroyed && !req.readableEnded)) {
     cut()
     return
   }
+  cutters.set(req, cut)
   req.once('error', cut)
   req.once('close', () => {
     if (!req.readableEnded) cut()
   })
+}
+
+// The bodies that node:http's parser gave up on, with the error they read
+// as, and the reads waiting on them.
+const cutBodies = new WeakMap<IncomingMessage, SandboxError>()
+const cutters = new WeakMap<IncomingMessage, () => void>()
+
+/**
+ * Fails the read of `req`'s body with `error`, now or when it begins: the
+ * parser gave up on the connection, and no more of the body will come.
+ */
+function cutBody(req: IncomingMessage, error: SandboxError): void {
+  cutBodies.set(req, error)
+  cutters.get(req)?.()
 }
 
 // A client that stops sending gets an answer it will never read; the journal
@@ -824,6 +851,8 @@ const PARSE_HINTS: Record<string, string> = {
   HPE_INVALID_TRANSFER_ENCODING: FRAMING,
   HPE_INVALID_CHUNK_SIZE: CHUNKS,
   HPE_STRICT: CHUNKS,
+  HPE_INVALID_EOF_STATE:
+    ': the client ended the connection before the whole body its Content-Length or chunks announce',
 }
 
 /**
