@@ -225,6 +225,7 @@ export async function createServerApp(
     path: string,
     response: Response,
     started: number,
+    code: string | null = null,
   ): void => {
     onLog?.({
       request_id: response.headers.get('x-request-id'),
@@ -234,7 +235,7 @@ export async function createServerApp(
       duration_ms: Math.round((performance.now() - started) * 100) / 100,
       account_id: null,
       credential: null,
-      code: null,
+      code,
     })
   }
 
@@ -245,7 +246,7 @@ export async function createServerApp(
     started = performance.now(),
   ): Response => {
     const response = router.answerError(error)
-    log(method, target.slice(0, 2048), response, started)
+    log(method, target.slice(0, 2048), response, started, error.code)
     return response
   }
 
@@ -301,7 +302,8 @@ export async function createServerApp(
     const { owned, sandboxApi, path } = verdictOf(request)
     // The API's answers are in the journal and logged from there.
     const journaled = owned && !sandboxApi && !path.endsWith('/openapi.json')
-    if (!journaled) log(request.method, path, response, started)
+    if (!journaled)
+      log(request.method, path, response, started, await codeOf(response))
     return response
   }
 
@@ -390,6 +392,24 @@ function compose(
   const run = composed
   // @note No promise per step: a step that answers at once costs a call.
   return (request) => Promise.resolve(run(request))
+}
+
+/**
+ * The `code` of a problem answer, for the log line of an answer the journal
+ * does not record (the admin surface's refusals): read from a copy of its
+ * body, which only an error logged pays for.
+ */
+async function codeOf(response: Response): Promise<string | null> {
+  if (
+    response.status < 400 ||
+    !response.headers.get('content-type')?.includes('problem+json')
+  )
+    return null
+  const problem = (await response
+    .clone()
+    .json()
+    .catch(() => null)) as { code?: unknown } | null
+  return typeof problem?.code === 'string' ? problem.code : null
 }
 
 /** The path and query of a serialised URL, as a log shows a request's target. */
