@@ -451,13 +451,16 @@ export async function createSandboxServer(
       return
     }
     // @note A fault in the body of the request being answered (the client
-    // half-closed mid-body, a bad chunk) is that request's: its read fails
-    // with it, and the sandbox's answer, the one journaled, is the one sent.
+    // stopped sending mid-body, a bad chunk) is that request's: its read
+    // fails with it, and the sandbox's answer, the one journaled, is the one
+    // sent, to a client that only half-closed too.
     if (before !== undefined && !before.closed && !before.req.complete) {
       refusing.add(socket)
       cutBody(
         before.req,
-        clientError(error.code, { headersTimeout, requestTimeout }),
+        error.code === 'HPE_INVALID_EOF_STATE'
+          ? cutShort()
+          : clientError(error.code, { headersTimeout, requestTimeout }),
       )
       before.once('close', () => (socket as Socket).end())
       return
@@ -852,7 +855,7 @@ const PARSE_HINTS: Record<string, string> = {
   HPE_INVALID_CHUNK_SIZE: CHUNKS,
   HPE_STRICT: CHUNKS,
   HPE_INVALID_EOF_STATE:
-    ': the client ended the connection before the whole body its Content-Length or chunks announce',
+    ': the client ended the connection in the middle of a request',
 }
 
 /**

@@ -8,7 +8,8 @@ import { customerNames, startServer } from '../_servers.ts'
 // with no hint) under one request id, while the journal and the request log
 // recorded another request id, `400 invalid_json`, an answer never sent: the
 // parser's refusal went out raw, and the sandbox's own answer to the request
-// was dropped. The answer sent is now the sandbox's, and the journal's.
+// was dropped. A bad chunk size did the same. The answer sent is now the
+// sandbox's, and the journal's: a body cut short, or the parser's words.
 
 /** Sends `head` and `body`, half-closes, and reads the whole answer. */
 function halfClose(port: number, head: string, body: string): Promise<string> {
@@ -48,17 +49,19 @@ it.each([
     'a body shorter than its Content-Length',
     HEAD('Content-Length: 100'),
     '{"name":"Aborted","email":"ab@example.com"}',
-    /ended the connection before the whole body/,
+    'invalid_json',
+    /The request body ended early/,
   ],
   [
     'a chunk whose size is no number',
     HEAD('Transfer-Encoding: chunked'),
     '2b\r\n{"name":"Aborted","email":"ab@example.com"}\r\nzz\r\n',
+    'invalid_request',
     /hexadecimal size/,
   ],
 ])(
   'answers %s with the one answer the journal records, and stores nothing',
-  async (_, head, body, detail) => {
+  async (_, head, body, code, detail) => {
     const server = await startServer({ seed: 1 })
     const before = await customerNames(server.url)
     const port = Number(new URL(server.url).port)
@@ -67,7 +70,7 @@ it.each([
     const requestId = /\r\nx-request-id: (\S+)\r\n/i.exec(answer)?.[1]
     const problem = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))
     expect(status).toBe('400')
-    expect(problem.code).toBe('invalid_request')
+    expect(problem.code).toBe(code)
     expect(problem.detail).toMatch(detail)
     expect(requestId).toMatch(/^req_/)
 
@@ -77,7 +80,7 @@ it.each([
     expect(journal.requests[0]).toMatchObject({
       request_id: requestId,
       status: 400,
-      code: 'invalid_request',
+      code,
     })
     expect(await customerNames(server.url)).toEqual(before)
   },
