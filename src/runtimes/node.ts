@@ -698,7 +698,7 @@ function whenCut(req: IncomingMessage, cut: () => void): void {
     cut()
     return
   }
-  cutters.set(req, cut)
+  ;(req as CuttableRequest)[CUT] = cut
   req.once('error', cut)
   req.once('close', () => {
     if (!req.readableEnded) cut()
@@ -706,9 +706,11 @@ function whenCut(req: IncomingMessage, cut: () => void): void {
 }
 
 // The bodies that node:http's parser gave up on, with the error they read
-// as, and the reads waiting on them.
+// as. A read under way keeps how to fail it on its request: no map entry or
+// listener more per request.
 const cutBodies = new WeakMap<IncomingMessage, SandboxError>()
-const cutters = new WeakMap<IncomingMessage, () => void>()
+const CUT = Symbol('cut')
+type CuttableRequest = IncomingMessage & { [CUT]?: () => void }
 
 /**
  * Fails the read of `req`'s body with `error`, now or when it begins: the
@@ -716,7 +718,7 @@ const cutters = new WeakMap<IncomingMessage, () => void>()
  */
 function cutBody(req: IncomingMessage, error: SandboxError): void {
   cutBodies.set(req, error)
-  cutters.get(req)?.()
+  ;(req as CuttableRequest)[CUT]?.()
 }
 
 // A client that stops sending gets an answer it will never read; the journal
