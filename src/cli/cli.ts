@@ -4,7 +4,7 @@ import { VERSION } from '../version.ts'
 import { redactUrl } from '../_utils.ts'
 import { DEFAULT_ACCOUNTS, DEMO_KEY_ONE } from '../../fixtures/demo-keys.ts'
 import { DataFileError } from '../model/data-file.ts'
-import type { Explain, OptionNaming } from '../option-messages.ts'
+import type { OptionNaming } from '../option-messages.ts'
 import type { SandboxCore } from '../sandbox.ts'
 import {
   FLAG_NAMING,
@@ -12,6 +12,7 @@ import {
   FLAG_TABLE,
   NAME,
   namingFrom,
+  optionErrorText,
   PARSE_ARGS_OPTIONS,
   UsageError,
   readConfig,
@@ -261,18 +262,11 @@ export async function main({
     if (error instanceof TypeError || error instanceof RangeError) {
       // A bad option value: createSandbox says which and how to fix it,
       // and the usage follows, as after a flag the table refuses.
-      const message =
-        'explain' in error && typeof error.explain === 'function'
-          ? (error as Error & { explain: Explain }).explain(
-              namingFrom(resolved.fromConfig ?? new Set()),
-            )
-          : error.message
-      err.write(
-        `${NAME}: ${message.replace(
-          /^Failed to (?:create a sandbox|start the sandbox server): /,
-          '',
-        )}\n\n${USAGE}`,
+      const message = optionErrorText(
+        error,
+        namingFrom(resolved.fromConfig ?? new Set()),
       )
+      err.write(`${NAME}: ${message}\n\n${USAGE}`)
       return { exitCode: 2 }
     }
     throw error

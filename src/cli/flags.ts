@@ -270,13 +270,24 @@ function checkSessionOptions(session: unknown, named: string): void {
   } catch (error) {
     if (!(error instanceof TypeError || error instanceof RangeError))
       throw error
-    const explain = (error as { explain?: Explain }).explain
     refuse(
-      (explain ? explain(JS_NAMING) : error.message)
-        .replace(/^Failed to create a sandbox: /, '')
-        .replace(/ See SandboxOptions .*$/, ''),
+      optionErrorText(error, JS_NAMING).replace(/ See SandboxOptions .*$/, ''),
     )
   }
+}
+
+/**
+ * What an option error of createSandbox (or of the server) says, its
+ * options named through `naming`, without the "Failed to …: " it opens with.
+ *
+ * @example
+ * optionErrorText(error, FLAG_NAMING) // '--max-body-bytes must be a whole number …'
+ */
+export function optionErrorText(error: Error, naming: OptionNaming): string {
+  const { explain } = error as { explain?: Explain }
+  return (
+    typeof explain === 'function' ? explain.call(error, naming) : error.message
+  ).replace(/^Failed to (?:create a sandbox|start the sandbox server): /, '')
 }
 
 /** A config file may give a latency or a rate limit in the flag's form. */

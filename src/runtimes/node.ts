@@ -630,7 +630,7 @@ class ServerRequest extends NodeRequest {
       req.once('end', () => {
         resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks))
       })
-      whenCut(req, () => reject(cutBodies.get(req) ?? cutShort()))
+      whenCut(req, () => reject((req as CuttableRequest)[FAULT] ?? cutShort()))
     })
   }
 
@@ -694,7 +694,10 @@ const UTF8 = new TextDecoder()
  * later. Node emits no more events for a request that is already destroyed.
  */
 function whenCut(req: IncomingMessage, cut: () => void): void {
-  if (cutBodies.has(req) || (req.destroyed && !req.readableEnded)) {
+  if (
+    (req as CuttableRequest)[FAULT] ||
+    (req.destroyed && !req.readableEnded)
+  ) {
     cut()
     return
   }
@@ -705,19 +708,22 @@ function whenCut(req: IncomingMessage, cut: () => void): void {
   })
 }
 
-// The bodies that node:http's parser gave up on, with the error they read
-// as. A read under way keeps how to fail it on its request: no map entry or
-// listener more per request.
-const cutBodies = new WeakMap<IncomingMessage, SandboxError>()
+// Kept on a request whose body node:http's parser gave up on: the error
+// its read fails with, and how to fail a read under way (no map entry or
+// listener more per request).
+const FAULT = Symbol('fault')
 const CUT = Symbol('cut')
-type CuttableRequest = IncomingMessage & { [CUT]?: () => void }
+type CuttableRequest = IncomingMessage & {
+  [FAULT]?: SandboxError
+  [CUT]?: () => void
+}
 
 /**
  * Fails the read of `req`'s body with `error`, now or when it begins: the
  * parser gave up on the connection, and no more of the body will come.
  */
 function cutBody(req: IncomingMessage, error: SandboxError): void {
-  cutBodies.set(req, error)
+  ;(req as CuttableRequest)[FAULT] = error
   ;(req as CuttableRequest)[CUT]?.()
 }
 
